@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# sroce top-level Makefile.
+#
+#   make                  build sroce.ko for the newest installed kernel
+#   make KVER=6.1.0-57-amd64   (or KDIR=/path/to/build) for another one
+#   make W=1 C=2          extra warnings and sparse, passed to Kbuild
+#   make modules-all      build for every supported installed kernel, with
+#                         W=1 and sparse, failing on any warning
+#   make lint             checkpatch --strict (from Debian's linux-source)
+#   make unit             host unit tests of the plain-C cores (ASan+UBSan)
+#   make selftests        build the kselftest collection
+#   make check            everything above plus the guest selftests
+#   make demo             boot a guest and show two sroce devices
+#   make clean
+#
+# Each kernel gets its own build tree, build/<kver>/, made of symlinks to
+# the sources, so builds for several kernels do not trample each other.
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(TOP)/build
+
+# Newest installed kernel that has headers; KDIR wins over KVER.
+KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | \
+	  sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n 1)
+ifneq ($(KDIR),)
+KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
+KDIR := /lib/modules/$(KVER)/build
+endif
+OBJDIR := $(BUILD)/$(KVER)
+
+# Supported kernels found on this machine (6.1 and 6.12 series).
+SUPPORTED_KVERS := $(shell ls -1d /lib/modules/6.1.*/build \
+	/lib/modules/6.12.*/build 2>/dev/null | \
+	sed 's|/lib/modules/||; s|/build||' | sort -V)
+KVER_61 := $(lastword $(filter 6.1.%,$(SUPPORTED_KVERS)))
+KVER_612 := $(lastword $(filter 6.12.%,$(SUPPORTED_KVERS)))
+
+MODULE_SOURCES := Kbuild $(shell cd $(TOP) && \
+	find drivers include -name '*.[ch]' | sort)
+
+# Guest test settings (tools/vm/sroce-vm).
+VM := $(TOP)/tools/vm/sroce-vm
+VM_TIMEOUT ?= 1800
+KSFT_DIR := $(BUILD)/ksft
+
+.PHONY: all module modules-all lint unit selftests check check-guest \
+	check-smoke demo dkms-build clean
+
+all: module
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR)" >&2; exit 1; }
+	@mkdir -p $(OBJDIR)
+	@cd $(OBJDIR) && cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include .
+	$(MAKE) -C $(KDIR) M=$(OBJDIR) modules
+	@echo "built $(OBJDIR)/sroce.ko"
+
+# Every supported kernel, W=1 and sparse; any warning fails the build.
+modules-all:
+	@test -n "$(SUPPORTED_KVERS)" || { echo "no 6.1/6.12 headers installed" >&2; exit 1; }
+	@set -e; for k in $(SUPPORTED_KVERS); do \
+		echo "== sroce.ko for $$k (W=1, sparse C=2)"; \
+		rm -rf $(BUILD)/$$k; \
+		$(MAKE) --no-print-directory module KVER=$$k KDIR= W=1 C=2 \
+			2>&1 | tee $(BUILD)/build-$$k.log; \
+		test -f $(BUILD)/$$k/sroce.ko; \
+		if grep -E 'warning:|error:' $(BUILD)/build-$$k.log; then \
+			echo "FAIL: warnings building for $$k" >&2; exit 1; fi; \
+		echo "OK: $$k built with no warnings"; \
+	done
+
+lint:
+	@$(TOP)/tools/lint.sh $(MODULE_SOURCES)
+
+unit:
+	$(MAKE) -C $(TOP)/tools/unit run
+
+selftests:
+	$(MAKE) -C $(TOP)/selftests KSFT_DIR=$(KSFT_DIR)
+
+# Guest selftests on the 6.1 kernel (the full collection).
+check-guest: selftests
+	@test -n "$(KVER_61)" || { echo "6.1 kernel not installed" >&2; exit 1; }
+	$(VM) -k $(KVER_61) -t $(VM_TIMEOUT) -- \
+		$(TOP)/selftests/run.sh $(KSFT_DIR)
+
+# Smoke run on 6.12: load, link add, GIDs, port state, unload.
+check-smoke: selftests
+	@test -n "$(KVER_612)" || { echo "6.12 kernel not installed" >&2; exit 1; }
+	$(VM) -k $(KVER_612) -t $(VM_TIMEOUT) -- \
+		$(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
+
+check: modules-all lint unit check-guest check-smoke
+	@echo "== make check: all stages passed"
+
+demo:
+	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER))
+	$(VM) -k $(or $(KVER_61),$(KVER)) -t 600 -- $(TOP)/tools/demo.sh
+
+# DKMS: add this tree and build it for every supported kernel (no install).
+dkms-build:
+	@$(TOP)/tools/dkms-build.sh $(SUPPORTED_KVERS)
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C $(TOP)/tools/unit clean

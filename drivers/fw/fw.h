@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Private state of the sroce software NIC ("firmware"). Nothing in this
+ * header is visible to the driver side, which talks to the firmware only
+ * through include/sroce/fw_bus.h and the layouts of fw_abi.h.
+ */
+#ifndef SROCE_FW_H
+#define SROCE_FW_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "sroce/fw_bus.h"
+#include "lib/sroce_lib.h"
+
+#define SROCE_FW_VERSION_MAJOR		0
+#define SROCE_FW_VERSION_MINOR		1
+#define SROCE_FW_VERSION_PATCH		0
+#define SROCE_FW_VENDOR_ID		0xffffff
+#define SROCE_FW_VENDOR_PART_ID		0x5352	/* "SR" */
+#define SROCE_FW_MAX_PD			0x10000
+
+struct sroce_fw_port {
+	/* protects every field below; written by the netdev notifier */
+	spinlock_t lock;
+	u8 state;
+	u8 phys_state;
+	u8 active_mtu;
+	u32 netdev_mtu;
+	u32 speed_mbps;
+	u8 mac[ETH_ALEN];
+};
+
+struct sroce_fw_gid {
+	bool valid;
+	u8 type;
+	u16 vlan_id;
+	u8 gid[SROCE_GID_LEN];
+	u8 smac[ETH_ALEN];
+};
+
+/**
+ * struct sroce_fw_dev - one emulated NIC function
+ * @node: entry in the list of functions with armed events, protected by
+ *        RTNL; empty until sroce_fw_arm_events()
+ * @ndev: the Ethernet device standing in for the PHY
+ * @ndev_tracker: reference tracker for @ndev
+ * @q: queue rings programmed by the driver
+ * @irq: the driver's interrupt handler
+ * @irq_ctx: argument of @irq
+ * @cmd_work: the command processor
+ * @sq_tail_db: command doorbell, last producer position written
+ * @sq_head: next command to execute; owned by @cmd_work
+ * @cq_tail: next completion slot; owned by @cmd_work
+ * @eq_lock: protects @eq_tail, @eq_overflows and writes to the event ring
+ * @eq_tail: next event slot
+ * @eq_head_db: event doorbell, last consumer position written
+ * @eq_overflows: events dropped because the driver fell behind
+ * @event_irq_work: raises the async-event vector outside notifier context
+ * @port: the single port's PHY state
+ * @gid_lock: protects @gids
+ * @gids: the GID table, indexed like the driver's
+ * @pds: allocated protection domain numbers
+ */
+struct sroce_fw_dev {
+	struct list_head node;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct sroce_fw_queue_cfg q;
+	sroce_fw_irq_fn irq;
+	void *irq_ctx;
+
+	struct work_struct cmd_work;
+	u32 sq_tail_db;
+	u32 sq_head;
+	u32 cq_tail;
+
+	spinlock_t eq_lock;
+	u32 eq_tail;
+	u32 eq_head_db;
+	u64 eq_overflows;
+	struct work_struct event_irq_work;
+
+	struct sroce_fw_port port;
+
+	spinlock_t gid_lock;
+	struct sroce_fw_gid gids[SROCE_FW_GID_TABLE_LEN];
+
+	struct xarray pds;
+};
+
+/* fw_main.c */
+extern struct workqueue_struct *sroce_fw_wq;
+void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
+			 const void *data, unsigned int len);
+
+/* fw_port.c */
+int sroce_fw_port_init(void);
+void sroce_fw_port_exit(void);
+void sroce_fw_port_attach(struct sroce_fw_dev *fw);
+void sroce_fw_port_arm(struct sroce_fw_dev *fw);
+void sroce_fw_port_detach(struct sroce_fw_dev *fw);
+u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
+			      void *resp);
+u16 sroce_fw_cmd_query_port(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+
+/* fw_gid.c */
+u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
+			 void *resp);
+u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,
+			 void *resp);
+u16 sroce_fw_cmd_query_gid(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+
+/* fw_pd.c */
+u16 sroce_fw_cmd_alloc_pd(struct sroce_fw_dev *fw, const void *req,
+			  void *resp);
+u16 sroce_fw_cmd_dealloc_pd(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+
+/* fw_net.c */
+int sroce_fw_net_init(void);
+void sroce_fw_net_exit(void);
+
+#endif /* SROCE_FW_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce firmware: function attach/detach, the command processor and the
+ * event queue. The command processor runs on the firmware's own workqueue,
+ * the way a NIC's embedded CPU would: it copies each command out of the
+ * driver's ring before looking at it, executes it, writes a completion and
+ * raises the completion vector once per batch.
+ */
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
+
+#include "fw.h"
+
+struct workqueue_struct *sroce_fw_wq;
+
+typedef u16 (*sroce_fw_cmd_fn)(struct sroce_fw_dev *fw, const void *req,
+			       void *resp);
+
+static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
+	[SROCE_CMDI_QUERY_DEVICE] = sroce_fw_cmd_query_device,
+	[SROCE_CMDI_QUERY_PORT] = sroce_fw_cmd_query_port,
+	[SROCE_CMDI_ADD_GID] = sroce_fw_cmd_add_gid,
+	[SROCE_CMDI_DEL_GID] = sroce_fw_cmd_del_gid,
+	[SROCE_CMDI_QUERY_GID] = sroce_fw_cmd_query_gid,
+	[SROCE_CMDI_ALLOC_PD] = sroce_fw_cmd_alloc_pd,
+	[SROCE_CMDI_DEALLOC_PD] = sroce_fw_cmd_dealloc_pd,
+};
+
+static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
+			      u16 status, const void *resp,
+			      unsigned int resp_len)
+{
+	unsigned int log2 = fw->q.cmdq_log2_depth;
+	struct sroce_cmd_completion *cqe;
+
+	cqe = &fw->q.cmd_cq[fw->cq_tail & ((1U << log2) - 1)];
+	cqe->cmd_id = cpu_to_le16(cmd_id);
+	cqe->status = cpu_to_le16(status);
+	cqe->resp_len = cpu_to_le16(resp_len);
+	memcpy(cqe->payload, resp, resp_len);
+	/* The phase bit publishes the entry: everything above first. */
+	smp_store_release(&cqe->flags,
+			  cpu_to_le16(sroce_ring_phase(fw->cq_tail, log2)));
+	fw->cq_tail++;
+}
+
+static void sroce_fw_execute(struct sroce_fw_dev *fw,
+			     const struct sroce_cmd_entry *cmd)
+{
+	u8 resp[SROCE_CMD_PAYLOAD_MAX] = {};
+	unsigned int index;
+	u16 cmd_id;
+	u16 status;
+
+	status = sroce_cmd_decode(cmd, &index, &cmd_id);
+	if (status == SROCE_FW_OK)
+		status = sroce_fw_cmds[index](fw, cmd->payload, resp);
+	sroce_fw_complete(fw, cmd_id, status, resp,
+			  status == SROCE_FW_OK ? sroce_cmd_resp_len(index) : 0);
+}
+
+static void sroce_fw_cmd_work(struct work_struct *work)
+{
+	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
+					       cmd_work);
+	u32 depth = 1U << fw->q.cmdq_log2_depth;
+	u32 tail = smp_load_acquire(&fw->sq_tail_db);
+	struct sroce_cmd_entry cmd;
+	bool completed = false;
+
+	/* A doorbell claiming more than a ring's worth is a driver bug. */
+	if (tail - fw->sq_head > depth) {
+		pr_err_ratelimited("sroce_fw %s: command doorbell %u beyond head %u, ignored\n",
+				   netdev_name(fw->ndev), tail, fw->sq_head);
+		return;
+	}
+
+	while (fw->sq_head != tail) {
+		/* Work on a private copy: the ring stays writable by the driver. */
+		memcpy(&cmd, &fw->q.cmdq[fw->sq_head & (depth - 1)],
+		       sizeof(cmd));
+		sroce_fw_execute(fw, &cmd);
+		fw->sq_head++;
+		completed = true;
+	}
+	if (completed)
+		fw->irq(fw->irq_ctx, SROCE_VEC_CMD_COMPLETION);
+}
+
+static void sroce_fw_event_irq_work(struct work_struct *work)
+{
+	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
+					       event_irq_work);
+
+	fw->irq(fw->irq_ctx, SROCE_VEC_ASYNC_EVENT);
+}
+
+/**
+ * sroce_fw_post_event() - queue an asynchronous event to the driver
+ * @fw: the function
+ * @type: enum sroce_event_type
+ * @data: event payload
+ * @len: payload size, at most the room in struct sroce_eq_entry
+ *
+ * Events that find the ring full are dropped and counted; the driver can
+ * always re-query the state they describe. Does not sleep.
+ */
+void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
+			 const void *data, unsigned int len)
+{
+	unsigned int log2 = fw->q.eq_log2_depth;
+	struct sroce_eq_entry *eqe;
+
+	if (WARN_ON_ONCE(len > sizeof(eqe->data)))
+		return;
+
+	spin_lock(&fw->eq_lock);
+	if (fw->eq_tail - smp_load_acquire(&fw->eq_head_db) >= (1U << log2)) {
+		fw->eq_overflows++;
+		spin_unlock(&fw->eq_lock);
+		pr_warn_ratelimited("sroce_fw %s: event queue full, event %u dropped\n",
+				    netdev_name(fw->ndev), type);
+		return;
+	}
+	eqe = &fw->q.eq[fw->eq_tail & ((1U << log2) - 1)];
+	eqe->type = cpu_to_le16(type);
+	memset(eqe->data, 0, sizeof(eqe->data));
+	memcpy(eqe->data, data, len);
+	smp_store_release(&eqe->flags,
+			  cpu_to_le16(sroce_ring_phase(fw->eq_tail, log2)));
+	fw->eq_tail++;
+	spin_unlock(&fw->eq_lock);
+
+	queue_work(sroce_fw_wq, &fw->event_irq_work);
+}
+
+static bool sroce_fw_queue_cfg_valid(const struct sroce_fw_queue_cfg *cfg)
+{
+	return cfg->cmdq && cfg->cmd_cq && cfg->eq &&
+	       cfg->cmdq_log2_depth >= 1 &&
+	       cfg->cmdq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH &&
+	       cfg->eq_log2_depth >= 1 &&
+	       cfg->eq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH;
+}
+
+/**
+ * sroce_fw_attach() - bring up a NIC function on an Ethernet device
+ * @ndev: the netdev acting as the function's PHY; a reference is taken
+ * @cfg: queue rings of the driver
+ * @irq: the driver's interrupt handler
+ * @ctx: argument passed to @irq
+ *
+ * Context: process context, takes RTNL.
+ * Return: the function, or an ERR_PTR.
+ */
+struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
+				     const struct sroce_fw_queue_cfg *cfg,
+				     sroce_fw_irq_fn irq, void *ctx)
+{
+	struct sroce_fw_dev *fw;
+
+	if (!sroce_fw_queue_cfg_valid(cfg) || !irq)
+		return ERR_PTR(-EINVAL);
+
+	fw = kzalloc(sizeof(*fw), GFP_KERNEL);
+	if (!fw)
+		return ERR_PTR(-ENOMEM);
+
+	fw->q = *cfg;
+	fw->irq = irq;
+	fw->irq_ctx = ctx;
+	INIT_WORK(&fw->cmd_work, sroce_fw_cmd_work);
+	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
+	spin_lock_init(&fw->eq_lock);
+	spin_lock_init(&fw->gid_lock);
+	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
+
+	fw->ndev = ndev;
+	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
+	sroce_fw_port_attach(fw);
+	return fw;
+}
+
+/**
+ * sroce_fw_arm_events() - let the function post asynchronous events
+ * @fw: the function
+ *
+ * Until armed, the function executes commands but reports no port change.
+ *
+ * Context: process context, takes RTNL.
+ */
+void sroce_fw_arm_events(struct sroce_fw_dev *fw)
+{
+	sroce_fw_port_arm(fw);
+}
+
+/**
+ * sroce_fw_detach() - shut a NIC function down and free it
+ * @fw: the function; the driver must have no command outstanding
+ *
+ * After return the firmware no longer touches the driver's rings and
+ * raises no interrupt.
+ *
+ * Context: process context, takes RTNL.
+ */
+void sroce_fw_detach(struct sroce_fw_dev *fw)
+{
+	sroce_fw_port_detach(fw);
+	cancel_work_sync(&fw->cmd_work);
+	cancel_work_sync(&fw->event_irq_work);
+	xa_destroy(&fw->pds);
+	netdev_put(fw->ndev, &fw->ndev_tracker);
+	kfree(fw);
+}
+
+/**
+ * sroce_fw_ring_cmd_doorbell() - tell the firmware new commands are queued
+ * @fw: the function
+ * @sq_tail: free-running producer position after the last new command
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail)
+{
+	/* Release: the command entries must be visible before the tail. */
+	smp_store_release(&fw->sq_tail_db, sq_tail);
+	queue_work(sroce_fw_wq, &fw->cmd_work);
+}
+
+/**
+ * sroce_fw_ring_eq_doorbell() - return consumed event slots to the firmware
+ * @fw: the function
+ * @eq_head: free-running consumer position after the last handled event
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head)
+{
+	smp_store_release(&fw->eq_head_db, eq_head);
+}
+
+/**
+ * sroce_fw_subsystem_init() - start the firmware shared by all functions
+ *
+ * Claims the RoCE v2 UDP port and starts watching Ethernet PHY state.
+ *
+ * Return: 0, or -EADDRINUSE if another RoCE stack owns UDP port 4791, or
+ * another negative errno.
+ */
+int sroce_fw_subsystem_init(void)
+{
+	int err;
+
+	sroce_fw_wq = alloc_workqueue("sroce_fw", WQ_UNBOUND, 0);
+	if (!sroce_fw_wq)
+		return -ENOMEM;
+
+	err = sroce_fw_net_init();
+	if (err)
+		goto err_destroy_wq;
+
+	err = sroce_fw_port_init();
+	if (err)
+		goto err_net_exit;
+	return 0;
+
+err_net_exit:
+	sroce_fw_net_exit();
+err_destroy_wq:
+	destroy_workqueue(sroce_fw_wq);
+	return err;
+}
+
+/**
+ * sroce_fw_subsystem_exit() - stop the firmware; all functions detached
+ */
+void sroce_fw_subsystem_exit(void)
+{
+	sroce_fw_port_exit();
+	sroce_fw_net_exit();
+	destroy_workqueue(sroce_fw_wq);
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce driver side of the firmware interface: the command queue (post,
+ * wait, complete), the event queue, and opening/closing the NIC function.
+ */
+#include <linux/slab.h>
+#include <linux/ktime.h>
+
+#include "sroce.h"
+
+#define SROCE_CMDQ_DEPTH	(1U << SROCE_CMDQ_LOG2_DEPTH)
+#define SROCE_CMDQ_MASK		(SROCE_CMDQ_DEPTH - 1)
+#define SROCE_EQ_DEPTH		(1U << SROCE_EQ_LOG2_DEPTH)
+#define SROCE_CMD_GEN_MASK	((1U << (16 - SROCE_CMDQ_LOG2_DEPTH)) - 1)
+
+static u16 sroce_cmd_id(unsigned int slot, u16 generation)
+{
+	return (generation & SROCE_CMD_GEN_MASK) << SROCE_CMDQ_LOG2_DEPTH | slot;
+}
+
+static void sroce_cmd_stat_latency(struct sroce_cmd_stats *st, s64 us)
+{
+	s64 old = atomic64_read(&st->max_latency_us);
+
+	while (us > old) {
+		s64 seen = atomic64_cmpxchg(&st->max_latency_us, old, us);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+/* Reserve a slot and post the command. Returns the slot index. */
+static unsigned int sroce_cmd_post(struct sroce_dev *sdev, unsigned int opcode,
+				   const void *req, unsigned int req_len)
+{
+	struct sroce_cmdq *q = &sdev->cmdq;
+	struct sroce_cmd_slot *slot;
+	unsigned int i;
+
+	spin_lock(&q->lock);
+	/* The semaphore guarantees a free slot. */
+	for (i = 0; i < SROCE_CMDQ_DEPTH; i++)
+		if (q->slots[i].state == SROCE_CMD_SLOT_FREE)
+			break;
+	slot = &q->slots[i];
+	slot->state = SROCE_CMD_SLOT_PENDING;
+	slot->generation++;
+	reinit_completion(&slot->done);
+	/* Lengths were checked against the opcode table by the caller. */
+	sroce_cmd_encode(&q->sq[q->sq_tail & SROCE_CMDQ_MASK], opcode,
+			 sroce_cmd_id(i, slot->generation), req, req_len);
+	q->sq_tail++;
+	sroce_fw_ring_cmd_doorbell(sdev->fw, q->sq_tail);
+	spin_unlock(&q->lock);
+	return i;
+}
+
+/**
+ * sroce_cmd_exec() - run one firmware command and wait for its completion
+ * @sdev: the device
+ * @opcode: enum sroce_cmd_opcode
+ * @req: request payload (may be NULL if @req_len is 0)
+ * @req_len: must equal the opcode's request size
+ * @resp: buffer for the response (may be NULL if @resp_len is 0)
+ * @resp_len: must equal the opcode's response size
+ *
+ * Context: process context; sleeps.
+ * Return: 0, the errno mapped from the firmware's status, or -ETIMEDOUT.
+ */
+int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
+		   const void *req, unsigned int req_len,
+		   void *resp, unsigned int resp_len)
+{
+	unsigned int index = sroce_cmd_index(opcode);
+	struct sroce_cmdq *q = &sdev->cmdq;
+	struct sroce_cmd_stats *st;
+	struct sroce_cmd_slot *slot;
+	unsigned long left;
+	ktime_t start;
+	u16 status;
+	int err;
+
+	if (WARN_ON_ONCE(index == SROCE_CMDI_INVALID ||
+			 req_len != sroce_cmd_req_len(index) ||
+			 resp_len != sroce_cmd_resp_len(index)))
+		return -EINVAL;
+	st = &q->stats[index];
+
+	if (down_timeout(&q->slots_free,
+			 msecs_to_jiffies(SROCE_CMD_TIMEOUT_MS))) {
+		atomic64_inc(&st->timeouts);
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "command %s: no free command slot\n",
+				      sroce_cmd_name(index));
+		return -ETIMEDOUT;
+	}
+
+	start = ktime_get();
+	slot = &q->slots[sroce_cmd_post(sdev, opcode, req, req_len)];
+	atomic64_inc(&st->issued);
+	left = wait_for_completion_timeout(&slot->done,
+					   msecs_to_jiffies(SROCE_CMD_TIMEOUT_MS));
+
+	spin_lock(&q->lock);
+	if (!left && slot->state == SROCE_CMD_SLOT_PENDING) {
+		/* The slot stays reserved until its completion shows up. */
+		slot->state = SROCE_CMD_SLOT_ABANDONED;
+		spin_unlock(&q->lock);
+		atomic64_inc(&st->timeouts);
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "command %s timed out after %u ms\n",
+				      sroce_cmd_name(index),
+				      SROCE_CMD_TIMEOUT_MS);
+		return -ETIMEDOUT;
+	}
+	status = slot->status;
+	if (status == SROCE_FW_OK && slot->resp_len != resp_len)
+		status = SROCE_FW_ERR_INTERNAL;
+	if (status == SROCE_FW_OK && resp_len)
+		memcpy(resp, slot->resp, resp_len);
+	slot->state = SROCE_CMD_SLOT_FREE;
+	spin_unlock(&q->lock);
+	up(&q->slots_free);
+
+	sroce_cmd_stat_latency(st, ktime_us_delta(ktime_get(), start));
+	err = sroce_fw_status_to_errno(status);
+	if (err)
+		atomic64_inc(&st->failed);
+	return err;
+}
+
+/* Completion vector: hand each new completion to its waiter. */
+static void sroce_cmdq_reap(struct sroce_dev *sdev)
+{
+	struct sroce_cmdq *q = &sdev->cmdq;
+
+	for (;;) {
+		struct sroce_cmd_completion *cqe =
+			&q->cq[q->cq_head & SROCE_CMDQ_MASK];
+		u16 flags = le16_to_cpu(smp_load_acquire(&cqe->flags));
+		struct sroce_cmd_slot *slot;
+		unsigned int resp_len;
+		u16 cmd_id;
+
+		if ((flags & SROCE_CMPL_PHASE) !=
+		    sroce_ring_phase(q->cq_head, SROCE_CMDQ_LOG2_DEPTH))
+			break;
+		q->cq_head++;
+
+		cmd_id = le16_to_cpu(cqe->cmd_id);
+		resp_len = min_t(unsigned int, le16_to_cpu(cqe->resp_len),
+				 SROCE_CMD_PAYLOAD_MAX);
+		slot = &q->slots[cmd_id & SROCE_CMDQ_MASK];
+
+		spin_lock(&q->lock);
+		if (slot->state == SROCE_CMD_SLOT_FREE ||
+		    sroce_cmd_id(cmd_id & SROCE_CMDQ_MASK, slot->generation) !=
+		    cmd_id) {
+			spin_unlock(&q->lock);
+			ibdev_err_ratelimited(&sdev->ibdev,
+					      "stray command completion, id %#x\n",
+					      cmd_id);
+			continue;
+		}
+		slot->status = le16_to_cpu(cqe->status);
+		slot->resp_len = resp_len;
+		memcpy(slot->resp, cqe->payload, resp_len);
+		if (slot->state == SROCE_CMD_SLOT_ABANDONED) {
+			slot->state = SROCE_CMD_SLOT_FREE;
+			up(&q->slots_free);
+		} else {
+			complete(&slot->done);
+		}
+		spin_unlock(&q->lock);
+	}
+}
+
+/* Event vector: dispatch each new event, then return the slots. */
+static void sroce_eq_reap(struct sroce_dev *sdev)
+{
+	struct sroce_eq_entry eqe;
+
+	for (;;) {
+		struct sroce_eq_entry *slot =
+			&sdev->eq[sdev->eq_head & (SROCE_EQ_DEPTH - 1)];
+		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
+
+		if ((flags & SROCE_EQE_PHASE) !=
+		    sroce_ring_phase(sdev->eq_head, SROCE_EQ_LOG2_DEPTH))
+			break;
+		eqe = *slot;
+		sdev->eq_head++;
+
+		switch (le16_to_cpu(eqe.type)) {
+		case SROCE_EVENT_PORT_CHANGE:
+			sroce_handle_port_change(sdev, (const void *)eqe.data);
+			break;
+		default:
+			ibdev_warn_ratelimited(&sdev->ibdev,
+					       "unknown firmware event %u\n",
+					       le16_to_cpu(eqe.type));
+			break;
+		}
+	}
+	sroce_fw_ring_eq_doorbell(sdev->fw, sdev->eq_head);
+}
+
+/**
+ * sroce_irq() - interrupt handler given to the firmware
+ * @ctx: the struct sroce_dev
+ * @vector: enum sroce_fw_vector
+ */
+void sroce_irq(void *ctx, unsigned int vector)
+{
+	struct sroce_dev *sdev = ctx;
+
+	switch (vector) {
+	case SROCE_VEC_CMD_COMPLETION:
+		sroce_cmdq_reap(sdev);
+		break;
+	case SROCE_VEC_ASYNC_EVENT:
+		sroce_eq_reap(sdev);
+		break;
+	}
+}
+
+/**
+ * sroce_hw_open() - allocate the queues and attach a NIC function
+ * @sdev: the device, with @sdev->ndev set
+ *
+ * Return: 0 or a negative errno; on failure nothing is left to undo.
+ */
+int sroce_hw_open(struct sroce_dev *sdev)
+{
+	struct sroce_cmdq *q = &sdev->cmdq;
+	struct sroce_fw_queue_cfg cfg = {
+		.cmdq_log2_depth = SROCE_CMDQ_LOG2_DEPTH,
+		.eq_log2_depth = SROCE_EQ_LOG2_DEPTH,
+	};
+	struct sroce_fw_dev *fw;
+	unsigned int i;
+	int err = -ENOMEM;
+
+	sema_init(&q->slots_free, SROCE_CMDQ_DEPTH);
+	spin_lock_init(&q->lock);
+	for (i = 0; i < SROCE_CMDQ_DEPTH; i++)
+		init_completion(&q->slots[i].done);
+
+	q->sq = kcalloc(SROCE_CMDQ_DEPTH, sizeof(*q->sq), GFP_KERNEL);
+	if (!q->sq)
+		goto err_out;
+	q->cq = kcalloc(SROCE_CMDQ_DEPTH, sizeof(*q->cq), GFP_KERNEL);
+	if (!q->cq)
+		goto err_free_sq;
+	sdev->eq = kcalloc(SROCE_EQ_DEPTH, sizeof(*sdev->eq), GFP_KERNEL);
+	if (!sdev->eq)
+		goto err_free_cq;
+
+	cfg.cmdq = q->sq;
+	cfg.cmd_cq = q->cq;
+	cfg.eq = sdev->eq;
+	fw = sroce_fw_attach(sdev->ndev, &cfg, sroce_irq, sdev);
+	if (IS_ERR(fw)) {
+		err = PTR_ERR(fw);
+		goto err_free_eq;
+	}
+	sdev->fw = fw;
+	return 0;
+
+err_free_eq:
+	kfree(sdev->eq);
+	sdev->eq = NULL;
+err_free_cq:
+	kfree(q->cq);
+	q->cq = NULL;
+err_free_sq:
+	kfree(q->sq);
+	q->sq = NULL;
+err_out:
+	return err;
+}
+
+/**
+ * sroce_hw_close() - detach the NIC function and free the queues
+ * @sdev: the device; no command may be outstanding
+ *
+ * Safe on a device whose sroce_hw_open() failed or never ran.
+ */
+void sroce_hw_close(struct sroce_dev *sdev)
+{
+	if (sdev->fw)
+		sroce_fw_detach(sdev->fw);
+	sdev->fw = NULL;
+	kfree(sdev->eq);
+	kfree(sdev->cmdq.cq);
+	kfree(sdev->cmdq.sq);
+	sdev->eq = NULL;
+	sdev->cmdq.cq = NULL;
+	sdev->cmdq.sq = NULL;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The one place where kernel version differences live. Supported: Debian
+ * 12's 6.1 and bookworm-backports' 6.12.
+ */
+#ifndef SROCE_COMPAT_H
+#define SROCE_COMPAT_H
+
+#include <linux/version.h>
+
+/*
+ * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
+ * udata since 6.11 (the udata is reachable from it).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define SROCE_CREATE_CQ_ARG		struct uverbs_attr_bundle
+#else
+#define SROCE_CREATE_CQ_ARG		struct ib_udata
+#endif
+
+#endif /* SROCE_COMPAT_H */

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce debugfs: per-device diagnostics under /sys/kernel/debug/sroce/<dev>/
+ *
+ *   cmd_stats   per-command counters of the firmware command queue
+ *   fw_gids     the firmware's GID table, read back with QUERY_GID, in the
+ *               format of /sys/class/infiniband/<dev>/ports/1/gids/<n>
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "sroce.h"
+
+static struct dentry *sroce_debugfs_root;
+
+static int sroce_cmd_stats_show(struct seq_file *s, void *unused)
+{
+	struct sroce_dev *sdev = s->private;
+	unsigned int i;
+
+	seq_printf(s, "%-14s %10s %10s %10s %14s\n", "command", "issued",
+		   "failed", "timeouts", "max_latency_us");
+	for (i = 0; i < SROCE_NUM_CMDS; i++) {
+		struct sroce_cmd_stats *st = &sdev->cmdq.stats[i];
+
+		seq_printf(s, "%-14s %10lld %10lld %10lld %14lld\n",
+			   sroce_cmd_name(i),
+			   (long long)atomic64_read(&st->issued),
+			   (long long)atomic64_read(&st->failed),
+			   (long long)atomic64_read(&st->timeouts),
+			   (long long)atomic64_read(&st->max_latency_us));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_cmd_stats);
+
+static int sroce_fw_gids_show(struct seq_file *s, void *unused)
+{
+	struct sroce_dev *sdev = s->private;
+	struct sroce_gid_index_req req = { .port = 1 };
+	struct sroce_query_gid_resp resp;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < SROCE_FW_GID_TABLE_LEN; i++) {
+		req.index = cpu_to_le32(i);
+		err = sroce_cmd_exec(sdev, SROCE_CMD_QUERY_GID, &req,
+				     sizeof(req), &resp, sizeof(resp));
+		if (err)
+			return err;
+		if (!resp.valid)
+			continue;
+		seq_printf(s, "%u %pI6 %s", i, resp.gid,
+			   resp.gid_type == SROCE_GID_ROCE_V1 ? "v1" : "v2");
+		if (le16_to_cpu(resp.vlan_id) != SROCE_VLAN_NONE)
+			seq_printf(s, " vlan %u", le16_to_cpu(resp.vlan_id));
+		seq_printf(s, " %pM\n", resp.smac);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_fw_gids);
+
+/**
+ * sroce_debugfs_add_dev() - create the directory of a registered device
+ * @sdev: the device
+ */
+void sroce_debugfs_add_dev(struct sroce_dev *sdev)
+{
+	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
+					   sroce_debugfs_root);
+	debugfs_create_file("cmd_stats", 0400, sdev->debugfs, sdev,
+			    &sroce_cmd_stats_fops);
+	debugfs_create_file("fw_gids", 0400, sdev->debugfs, sdev,
+			    &sroce_fw_gids_fops);
+}
+
+/**
+ * sroce_debugfs_del_dev() - remove a device's directory
+ * @sdev: the device; safe if the directory was never created
+ *
+ * Waits for open files to be closed, so no file outlives the device.
+ */
+void sroce_debugfs_del_dev(struct sroce_dev *sdev)
+{
+	debugfs_remove_recursive(sdev->debugfs);
+	sdev->debugfs = NULL;
+}
+
+/**
+ * sroce_debugfs_init() - create /sys/kernel/debug/sroce
+ */
+void sroce_debugfs_init(void)
+{
+	sroce_debugfs_root = debugfs_create_dir("sroce", NULL);
+}
+
+/**
+ * sroce_debugfs_exit() - remove /sys/kernel/debug/sroce
+ */
+void sroce_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sroce_debugfs_root);
+}

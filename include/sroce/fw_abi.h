@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * sroce firmware interface: everything that crosses the boundary between
+ * the driver (ib_core glue) and the emulated NIC firmware.
+ *
+ * The two sides share nothing but what is defined here: command queue
+ * entries, completions, event queue entries and the typed payloads they
+ * carry. Every structure has a fixed little-endian layout checked at
+ * compile time, exactly as if a PCI device sat between the two halves.
+ * Documentation/firmware-interface.md describes the protocol.
+ *
+ * This header is included by kernel code and by the userspace unit tests.
+ */
+#ifndef SROCE_FW_ABI_H
+#define SROCE_FW_ABI_H
+
+#include <linux/types.h>
+
+/* Bumped on any incompatible change of a layout or an opcode's meaning. */
+#define SROCE_FW_ABI_MAJOR		1
+#define SROCE_FW_ABI_MINOR		0
+
+#define SROCE_FW_NUM_PORTS		1
+#define SROCE_FW_GID_TABLE_LEN		128
+#define SROCE_GID_LEN			16
+
+/* Sizes of one slot of each queue. */
+#define SROCE_CMD_ENTRY_SIZE		256
+#define SROCE_CMD_HDR_SIZE		8
+#define SROCE_CMD_PAYLOAD_MAX		(SROCE_CMD_ENTRY_SIZE - SROCE_CMD_HDR_SIZE)
+#define SROCE_EQ_ENTRY_SIZE		64
+
+/* Interrupt vectors raised by the firmware. */
+enum sroce_fw_vector {
+	SROCE_VEC_CMD_COMPLETION = 0,
+	SROCE_VEC_ASYNC_EVENT = 1,
+	SROCE_NUM_VECTORS,
+};
+
+/*
+ * Command opcodes. Numbers are part of the ABI: never reuse one.
+ * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains.
+ */
+enum sroce_cmd_opcode {
+	SROCE_CMD_QUERY_DEVICE = 0x0001,
+	SROCE_CMD_QUERY_PORT = 0x0002,
+	SROCE_CMD_ADD_GID = 0x0101,
+	SROCE_CMD_DEL_GID = 0x0102,
+	SROCE_CMD_QUERY_GID = 0x0103,
+	SROCE_CMD_ALLOC_PD = 0x0201,
+	SROCE_CMD_DEALLOC_PD = 0x0202,
+};
+
+/* Dense index of each opcode, for per-command statistics tables. */
+enum sroce_cmd_index {
+	SROCE_CMDI_QUERY_DEVICE,
+	SROCE_CMDI_QUERY_PORT,
+	SROCE_CMDI_ADD_GID,
+	SROCE_CMDI_DEL_GID,
+	SROCE_CMDI_QUERY_GID,
+	SROCE_CMDI_ALLOC_PD,
+	SROCE_CMDI_DEALLOC_PD,
+	SROCE_NUM_CMDS,
+	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
+};
+
+/*
+ * Completion status. The driver maps these to errno values in exactly one
+ * place: sroce_fw_status_to_errno().
+ */
+enum sroce_fw_status {
+	SROCE_FW_OK = 0,
+	SROCE_FW_ERR_BAD_OPCODE = 1,	/* opcode unknown to this firmware */
+	SROCE_FW_ERR_BAD_LENGTH = 2,	/* request shorter than its opcode needs */
+	SROCE_FW_ERR_BAD_PARAM = 3,	/* a field is out of range */
+	SROCE_FW_ERR_NO_RESOURCES = 4,	/* table full */
+	SROCE_FW_ERR_NOT_FOUND = 5,	/* handle or index not in use */
+	SROCE_FW_ERR_BUSY = 6,		/* object still referenced */
+	SROCE_FW_ERR_BAD_STATE = 7,	/* not allowed in the current state */
+	SROCE_FW_ERR_INTERNAL = 8,	/* firmware bug; device should be reset */
+	SROCE_FW_NUM_STATUS,
+};
+
+/* One command queue slot, written by the driver, read by the firmware. */
+struct sroce_cmd_entry {
+	__le16 opcode;
+	__le16 cmd_id;		/* echoed in the completion */
+	__le16 req_len;		/* valid bytes in payload */
+	__le16 flags;		/* must be zero */
+	__u8 payload[SROCE_CMD_PAYLOAD_MAX];
+};
+
+#define SROCE_CMPL_PHASE		0x1
+
+/*
+ * One completion queue slot, written by the firmware. The firmware flips
+ * the phase bit each time it wraps the ring, so the driver knows which
+ * entries are new without a shared producer index.
+ */
+struct sroce_cmd_completion {
+	__le16 cmd_id;
+	__le16 status;		/* enum sroce_fw_status */
+	__le16 resp_len;	/* valid bytes in payload */
+	__le16 flags;		/* SROCE_CMPL_PHASE */
+	__u8 payload[SROCE_CMD_PAYLOAD_MAX];
+};
+
+/* --- Command payloads ----------------------------------------------- */
+
+/* Device capability bits reported by QUERY_DEVICE. */
+#define SROCE_DEV_CAP_ROCE_V1		(1U << 0)
+#define SROCE_DEV_CAP_ROCE_V2		(1U << 1)
+
+/* SROCE_CMD_QUERY_DEVICE: no request payload. */
+struct sroce_query_device_resp {
+	__le16 abi_major;
+	__le16 abi_minor;
+	__le32 caps;			/* SROCE_DEV_CAP_* */
+	__le64 fw_version;		/* major << 32 | minor << 16 | patch */
+	__u8 node_guid[8];		/* modified EUI-64, wire byte order */
+	__le64 max_mr_size;
+	__le64 page_size_cap;
+	__le32 vendor_id;
+	__le32 vendor_part_id;
+	__le32 hw_version;
+	__le32 num_ports;
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_sge_rd;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_qp_rd_atom;
+	__le32 max_qp_init_rd_atom;
+	__le32 max_res_rd_atom;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 max_ah;
+	__le32 max_mcast_grp;
+	__le32 max_mcast_qp_attach;
+	__le32 max_fast_reg_page_list_len;
+	__le32 max_mw;
+	__le32 max_pkeys;
+	__le32 max_inline_data;
+};
+
+/* SROCE_CMD_QUERY_PORT */
+struct sroce_query_port_req {
+	__u8 port;			/* 1-based */
+	__u8 rsvd[7];
+};
+
+enum sroce_port_state {
+	SROCE_PORT_DOWN = 1,
+	SROCE_PORT_ACTIVE = 4,
+};
+
+enum sroce_port_phys_state {
+	SROCE_PORT_PHYS_DISABLED = 3,
+	SROCE_PORT_PHYS_LINK_UP = 5,
+};
+
+struct sroce_query_port_resp {
+	__u8 state;			/* enum sroce_port_state */
+	__u8 phys_state;		/* enum sroce_port_phys_state */
+	__u8 max_mtu;			/* IB MTU code, 1 = 256 ... 5 = 4096 */
+	__u8 active_mtu;		/* IB MTU code for the current netdev MTU */
+	__le32 netdev_mtu;		/* bytes */
+	__le32 link_speed_mbps;		/* 0 if unknown */
+	__le32 gid_tbl_len;
+	__le32 pkey_tbl_len;
+	__u8 mac[6];
+	__u8 rsvd[2];
+};
+
+/* GID types, numerically equal to the kernel's and uverbs' values. */
+enum sroce_gid_type {
+	SROCE_GID_ROCE_V1 = 1,
+	SROCE_GID_ROCE_V2 = 2,
+};
+
+#define SROCE_VLAN_NONE			0xffff
+
+/* SROCE_CMD_ADD_GID */
+struct sroce_add_gid_req {
+	__le32 index;
+	__u8 port;
+	__u8 gid_type;			/* enum sroce_gid_type */
+	__le16 vlan_id;			/* SROCE_VLAN_NONE when untagged */
+	__u8 gid[SROCE_GID_LEN];
+	__u8 smac[6];
+	__u8 rsvd[2];
+};
+
+/* SROCE_CMD_DEL_GID and SROCE_CMD_QUERY_GID */
+struct sroce_gid_index_req {
+	__le32 index;
+	__u8 port;
+	__u8 rsvd[3];
+};
+
+/* SROCE_CMD_QUERY_GID response: valid == 0 means an empty slot. */
+struct sroce_query_gid_resp {
+	__u8 valid;
+	__u8 gid_type;
+	__le16 vlan_id;
+	__u8 gid[SROCE_GID_LEN];
+	__u8 smac[6];
+	__u8 rsvd[2];
+};
+
+/* SROCE_CMD_ALLOC_PD: no request payload. */
+struct sroce_alloc_pd_resp {
+	__le32 pdn;
+	__u8 rsvd[4];
+};
+
+/* SROCE_CMD_DEALLOC_PD */
+struct sroce_dealloc_pd_req {
+	__le32 pdn;
+	__u8 rsvd[4];
+};
+
+/* --- Asynchronous events -------------------------------------------- */
+
+enum sroce_event_type {
+	SROCE_EVENT_PORT_CHANGE = 1,
+};
+
+#define SROCE_EQE_PHASE			0x1
+
+struct sroce_eq_entry {
+	__le16 type;			/* enum sroce_event_type */
+	__le16 flags;			/* SROCE_EQE_PHASE */
+	__le32 rsvd;
+	__u8 data[SROCE_EQ_ENTRY_SIZE - 8];
+};
+
+/* SROCE_EVENT_PORT_CHANGE: the port's state or MTU changed. */
+struct sroce_event_port_change {
+	__u8 port;
+	__u8 state;			/* enum sroce_port_state */
+	__u8 active_mtu;
+	__u8 rsvd;
+	__le32 netdev_mtu;
+};
+
+/* Layouts are ABI: catch any accidental change at compile time. */
+#define SROCE_ABI_ASSERT_SIZE(type, size) \
+	_Static_assert(sizeof(struct type) == (size), #type " layout changed")
+#define SROCE_ABI_ASSERT_FITS(type, room) \
+	_Static_assert(sizeof(struct type) <= (room), #type " too large")
+
+SROCE_ABI_ASSERT_SIZE(sroce_cmd_entry, SROCE_CMD_ENTRY_SIZE);
+SROCE_ABI_ASSERT_SIZE(sroce_cmd_completion, SROCE_CMD_ENTRY_SIZE);
+SROCE_ABI_ASSERT_SIZE(sroce_eq_entry, SROCE_EQ_ENTRY_SIZE);
+SROCE_ABI_ASSERT_SIZE(sroce_query_device_resp, 144);
+SROCE_ABI_ASSERT_SIZE(sroce_query_port_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_query_port_resp, 28);
+SROCE_ABI_ASSERT_SIZE(sroce_add_gid_req, 32);
+SROCE_ABI_ASSERT_SIZE(sroce_gid_index_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_query_gid_resp, 28);
+SROCE_ABI_ASSERT_SIZE(sroce_alloc_pd_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_dealloc_pd_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_event_port_change, 8);
+SROCE_ABI_ASSERT_FITS(sroce_query_device_resp, SROCE_CMD_PAYLOAD_MAX);
+SROCE_ABI_ASSERT_FITS(sroce_event_port_change, SROCE_EQ_ENTRY_SIZE - 8);
+
+#endif /* SROCE_FW_ABI_H */

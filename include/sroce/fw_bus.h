@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The "bus" between the sroce driver and its software NIC: what a PCI
+ * device would offer as BAR registers and MSI-X vectors. The driver
+ * programs the addresses of its queue rings once, rings doorbells with
+ * producer/consumer positions and is interrupted through a callback.
+ * Command and event contents are defined in fw_abi.h; nothing else
+ * crosses the boundary.
+ */
+#ifndef SROCE_FW_BUS_H
+#define SROCE_FW_BUS_H
+
+#include <linux/types.h>
+#include "sroce/fw_abi.h"
+
+struct net_device;
+struct sroce_fw_dev;
+
+/**
+ * typedef sroce_fw_irq_fn - interrupt handler of the driver
+ * @ctx: the driver's context given to sroce_fw_attach()
+ * @vector: enum sroce_fw_vector
+ *
+ * Runs in process context on the firmware's workqueue, never concurrently
+ * with itself for the same vector. It must not wait for the firmware.
+ */
+typedef void (*sroce_fw_irq_fn)(void *ctx, unsigned int vector);
+
+/**
+ * struct sroce_fw_queue_cfg - queue rings owned by the driver
+ * @cmdq: command queue, 1 << @cmdq_log2_depth entries
+ * @cmd_cq: command completion queue, same depth as @cmdq
+ * @cmdq_log2_depth: log2 of the number of command slots
+ * @eq: asynchronous event queue, 1 << @eq_log2_depth entries
+ * @eq_log2_depth: log2 of the number of event slots
+ *
+ * All rings must be zeroed before attaching and stay allocated until
+ * sroce_fw_detach() returns.
+ */
+struct sroce_fw_queue_cfg {
+	struct sroce_cmd_entry *cmdq;
+	struct sroce_cmd_completion *cmd_cq;
+	unsigned int cmdq_log2_depth;
+	struct sroce_eq_entry *eq;
+	unsigned int eq_log2_depth;
+};
+
+#define SROCE_FW_MAX_LOG2_DEPTH		12
+
+int sroce_fw_subsystem_init(void);
+void sroce_fw_subsystem_exit(void);
+
+struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
+				     const struct sroce_fw_queue_cfg *cfg,
+				     sroce_fw_irq_fn irq, void *ctx);
+void sroce_fw_arm_events(struct sroce_fw_dev *fw);
+void sroce_fw_detach(struct sroce_fw_dev *fw);
+void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail);
+void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
+
+#endif /* SROCE_FW_BUS_H */

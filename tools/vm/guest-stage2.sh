@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Second stage of the sroce-vm guest, PID 1 on the overlay root after
+# guest-init's switch_root. Finishes the userspace setup the tests expect,
+# loads the module under test, runs the command from the per-run directory
+# ($1, written by sroce-vm), checks the kernel log, prints the exit marker
+# that sroce-vm looks for and powers the guest off.
+set -euo pipefail
+
+run=$1
+status=125
+
+# Power off without ever returning: if PID 1 exits before the asynchronous
+# sysrq power-off lands, the kernel panics ("Attempted to kill init").
+poweroff_now() {
+	set +e
+	trap - ERR EXIT
+	printf '\nSROCE-VM-EXIT=%d\n' "$status"
+	sync
+	echo o >/proc/sysrq-trigger
+	# Block in a builtin on a FIFO nobody writes: needs no fork or file
+	# system while the devices go down.
+	mkfifo /run/sroce-idle 2>/dev/null
+	exec 3<>/run/sroce-idle
+	while :; do read -r -t 3600 -u 3 _; done
+}
+setup_failed() {
+	echo "sroce-vm guest-stage2: setup failed at line $1: $2"
+	status=125
+	poweroff_now
+}
+trap 'setup_failed "$LINENO" "$BASH_COMMAND"' ERR
+trap 'status=125; poweroff_now' EXIT
+
+# --- userspace setup: what a test expects from a normal system ---
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm # pyverbs needs it
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+# devtmpfs lacks these; bash's <(...) needs /dev/fd.
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
+mount -t debugfs debugfs /sys/kernel/debug
+modprobe configfs
+mount -t configfs configfs /sys/kernel/config
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+echo sroce-guest >/proc/sys/kernel/hostname
+ip link set lo up
+cd /
+
+# shellcheck source=/dev/null # written by sroce-vm for this run
+. "$run/env"
+
+# The log check covers what happens from here on, not boot-time noise.
+echo "sroce-vm: run starts" >/dev/kmsg
+# So that /dev/infiniband/uverbs* and rdma_cm exist once a device does.
+modprobe -a ib_uverbs rdma_ucm
+
+# Give the command what is left of the host's budget, minus a margin for
+# the log check and power-off, so that a hung test still ends with a marker.
+read -r up _ </proc/uptime
+budget=$((SROCE_VM_TIMEOUT - 5 - ${up%.*}))
+[ "$budget" -ge 1 ] || budget=1
+
+ran=0 insrc=0
+[ -z "$SROCE_KO" ] || insmod "$SROCE_KO" || insrc=$?
+if [ "$insrc" != 0 ]; then
+	status=$insrc
+	echo "sroce-vm: insmod $SROCE_KO failed (status $status); kernel log tail:"
+	dmesg | tail -n 30
+else
+	ran=1 status=0
+	timeout -k 2 "$budget" bash "$run/cmd" </dev/null || status=$?
+	[ "$status" != 124 ] || echo "sroce-vm: command timed out after ${budget}s in the guest"
+fi
+
+if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
+	splat='WARNING:|BUG:|Oops|general protection fault|possible circular locking'
+	splat+='|possible recursive locking|inconsistent lock state|lockdep|UBSAN:'
+	splat+='|KASAN:|refcount_t:|list_add corruption|list_del corruption'
+	splat+='|unregister_netdevice: waiting|Call Trace:|kernel BUG|soft lockup'
+	splat+='|hung_task|blocked for more than'
+	# Only the part of the log after our start line (all of it if the ring
+	# buffer has wrapped past it).
+	log=$(dmesg | awk '/sroce-vm: run starts/ { buf = ""; next } { buf = buf $0 "\n" }
+		END { printf "%s", buf }')
+	if grep -Eq "$splat" <<<"$log"; then
+		echo "sroce-vm: kernel log splat(s) during the run:"
+		grep -E -B 3 -A 30 "$splat" <<<"$log" | head -n 300 || true
+		if [ "$ran" = 1 ] && [ "$status" = 0 ]; then
+			echo "sroce-vm: command passed but the kernel log has splats: status 1" \
+				"(--no-log-check to ignore)"
+			status=1
+		fi
+	fi
+fi
+
+poweroff_now
