@@ -76,7 +76,7 @@ struct sroce_cmdq {
 	struct sroce_cmd_entry *sq;
 	struct sroce_cmd_completion *cq;
 	struct semaphore slots_free;
-	spinlock_t lock;
+	spinlock_t lock; /* protects sq_tail, slots and writes to sq */
 	u32 sq_tail;
 	u32 cq_head;
 	struct sroce_cmd_slot slots[1 << SROCE_CMDQ_LOG2_DEPTH];
@@ -108,7 +108,7 @@ struct sroce_dev {
 	struct sroce_eq_entry *eq;
 	u32 eq_head;
 	struct sroce_query_device_resp caps;
-	spinlock_t port_lock;
+	spinlock_t port_lock; /* protects port_state */
 	u8 port_state;
 	struct dentry *debugfs;
 };

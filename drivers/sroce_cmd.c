@@ -8,9 +8,9 @@
 
 #include "sroce.h"
 
-#define SROCE_CMDQ_DEPTH	(1U << SROCE_CMDQ_LOG2_DEPTH)
+#define SROCE_CMDQ_DEPTH	BIT(SROCE_CMDQ_LOG2_DEPTH)
 #define SROCE_CMDQ_MASK		(SROCE_CMDQ_DEPTH - 1)
-#define SROCE_EQ_DEPTH		(1U << SROCE_EQ_LOG2_DEPTH)
+#define SROCE_EQ_DEPTH		BIT(SROCE_EQ_LOG2_DEPTH)
 #define SROCE_CMD_GEN_MASK	((1U << (16 - SROCE_CMDQ_LOG2_DEPTH)) - 1)
 
 static u16 sroce_cmd_id(unsigned int slot, u16 generation)
@@ -139,6 +139,7 @@ static void sroce_cmdq_reap(struct sroce_dev *sdev)
 	for (;;) {
 		struct sroce_cmd_completion *cqe =
 			&q->cq[q->cq_head & SROCE_CMDQ_MASK];
+		/* Acquire: pairs with the firmware's release of the phase. */
 		u16 flags = le16_to_cpu(smp_load_acquire(&cqe->flags));
 		struct sroce_cmd_slot *slot;
 		unsigned int resp_len;
@@ -185,6 +186,7 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 	for (;;) {
 		struct sroce_eq_entry *slot =
 			&sdev->eq[sdev->eq_head & (SROCE_EQ_DEPTH - 1)];
+		/* Acquire: pairs with the firmware's release of the phase. */
 		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
 
 		if ((flags & SROCE_EQE_PHASE) !=

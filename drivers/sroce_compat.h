@@ -12,7 +12,7 @@
  * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
  * udata since 6.11 (the udata is reachable from it).
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
 #define SROCE_CREATE_CQ_ARG		struct uverbs_attr_bundle
 #else
 #define SROCE_CREATE_CQ_ARG		struct ib_udata

@@ -80,6 +80,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_qp = le32_to_cpu(c->max_qp);
 	attr->max_qp_wr = le32_to_cpu(c->max_qp_wr);
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
+	/* `rdma link del` may remove the device. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = le32_to_cpu(c->max_send_sge);
 	attr->max_recv_sge = le32_to_cpu(c->max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(c->max_sge_rd);

@@ -24,8 +24,7 @@
 #define SROCE_FW_MAX_PD			0x10000
 
 struct sroce_fw_port {
-	/* protects every field below; written by the netdev notifier */
-	spinlock_t lock;
+	spinlock_t lock; /* protects the fields below; notifier writes them */
 	u8 state;
 	u8 phys_state;
 	u8 active_mtu;
@@ -78,7 +77,7 @@ struct sroce_fw_dev {
 	u32 sq_head;
 	u32 cq_tail;
 
-	spinlock_t eq_lock;
+	spinlock_t eq_lock; /* protects eq_tail, eq_overflows, event slots */
 	u32 eq_tail;
 	u32 eq_head_db;
 	u64 eq_overflows;
@@ -86,7 +85,7 @@ struct sroce_fw_dev {
 
 	struct sroce_fw_port port;
 
-	spinlock_t gid_lock;
+	spinlock_t gid_lock; /* protects gids */
 	struct sroce_fw_gid gids[SROCE_FW_GID_TABLE_LEN];
 
 	struct xarray pds;

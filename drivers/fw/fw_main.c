@@ -64,6 +64,7 @@ static void sroce_fw_cmd_work(struct work_struct *work)
 	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
 					       cmd_work);
 	u32 depth = 1U << fw->q.cmdq_log2_depth;
+	/* Acquire: pairs with the doorbell's release of the new entries. */
 	u32 tail = smp_load_acquire(&fw->sq_tail_db);
 	struct sroce_cmd_entry cmd;
 	bool completed = false;
@@ -115,6 +116,7 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
 		return;
 
 	spin_lock(&fw->eq_lock);
+	/* Acquire: the driver is done with slots before it returns them. */
 	if (fw->eq_tail - smp_load_acquire(&fw->eq_head_db) >= (1U << log2)) {
 		fw->eq_overflows++;
 		spin_unlock(&fw->eq_lock);
@@ -126,6 +128,7 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
 	eqe->type = cpu_to_le16(type);
 	memset(eqe->data, 0, sizeof(eqe->data));
 	memcpy(eqe->data, data, len);
+	/* Release: the payload must be visible before the phase bit. */
 	smp_store_release(&eqe->flags,
 			  cpu_to_le16(sroce_ring_phase(fw->eq_tail, log2)));
 	fw->eq_tail++;
@@ -236,6 +239,7 @@ void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail)
  */
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head)
 {
+	/* Release: the driver's reads of the slots come first. */
 	smp_store_release(&fw->eq_head_db, eq_head);
 }
 

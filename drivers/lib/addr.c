@@ -66,7 +66,7 @@ void sroce_eth_speed_to_ib(u32 mbps, u16 *ib_speed, u8 *ib_width)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
 		if (mbps >= rates[i].min_mbps) {
 			*ib_speed = rates[i].speed;
 			*ib_width = rates[i].width;

@@ -9,6 +9,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/kernel.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <asm/byteorder.h>
@@ -21,10 +22,12 @@
 #include <endian.h>
 #include <linux/types.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define cpu_to_le16(x) ((__le16)htole16(x))
 #define cpu_to_le32(x) ((__le32)htole32(x))

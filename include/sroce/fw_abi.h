@@ -15,6 +15,11 @@
 #define SROCE_FW_ABI_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
@@ -108,8 +113,8 @@ struct sroce_cmd_completion {
 /* --- Command payloads ----------------------------------------------- */
 
 /* Device capability bits reported by QUERY_DEVICE. */
-#define SROCE_DEV_CAP_ROCE_V1		(1U << 0)
-#define SROCE_DEV_CAP_ROCE_V2		(1U << 1)
+#define SROCE_DEV_CAP_ROCE_V1		0x1
+#define SROCE_DEV_CAP_ROCE_V2		0x2
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
@@ -251,9 +256,9 @@ struct sroce_event_port_change {
 
 /* Layouts are ABI: catch any accidental change at compile time. */
 #define SROCE_ABI_ASSERT_SIZE(type, size) \
-	_Static_assert(sizeof(struct type) == (size), #type " layout changed")
+	static_assert(sizeof(struct type) == (size), #type " layout changed")
 #define SROCE_ABI_ASSERT_FITS(type, room) \
-	_Static_assert(sizeof(struct type) <= (room), #type " too large")
+	static_assert(sizeof(struct type) <= (room), #type " too large")
 
 SROCE_ABI_ASSERT_SIZE(sroce_cmd_entry, SROCE_CMD_ENTRY_SIZE);
 SROCE_ABI_ASSERT_SIZE(sroce_cmd_completion, SROCE_CMD_ENTRY_SIZE);
