@@ -24,9 +24,9 @@ BUILD := $(TOP)/build
 KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | \
 	  sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n 1)
 ifneq ($(KDIR),)
-KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+override KVER := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 else
-KDIR := /lib/modules/$(KVER)/build
+override KDIR := /lib/modules/$(KVER)/build
 endif
 OBJDIR := $(BUILD)/$(KVER)
 
