@@ -10,8 +10,12 @@
 #   make lint             checkpatch --strict (from Debian's linux-source)
 #   make unit             host unit tests of the plain-C cores (ASan+UBSan)
 #   make selftests        build the kselftest collection
-#   make check            everything above plus the guest selftests
-#   make demo             boot a guest and show two sroce devices
+#   make check            install what is missing, then everything above,
+#                         DKMS builds and the guest selftests (6.1 full,
+#                         6.12 smoke)
+#   make demo             install what is missing, boot a guest and show
+#                         two sroce devices
+#   make deps             install the Debian packages needed (root)
 #   make clean
 #
 # Each kernel gets its own build tree, build/<kver>/, made of symlinks to
@@ -45,8 +49,8 @@ VM := $(TOP)/tools/vm/sroce-vm
 VM_TIMEOUT ?= 1800
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all module modules-all lint unit selftests check check-guest \
-	check-smoke demo dkms-build clean
+.PHONY: all deps module modules-all lint unit selftests check check-guest \
+	check-smoke demo demo-run dkms-build clean
 
 all: module
 
@@ -71,6 +75,9 @@ modules-all:
 		echo "OK: $$k built with no warnings"; \
 	done
 
+deps:
+	@$(TOP)/tools/install-deps.sh
+
 lint:
 	@$(TOP)/tools/lint.sh $(MODULE_SOURCES)
 
@@ -83,20 +90,33 @@ selftests:
 # Guest selftests on the 6.1 kernel (the full collection).
 check-guest: selftests
 	@test -n "$(KVER_61)" || { echo "6.1 kernel not installed" >&2; exit 1; }
+	$(MAKE) --no-print-directory module KVER=$(KVER_61) KDIR=
 	$(VM) -k $(KVER_61) -t $(VM_TIMEOUT) -- \
 		$(TOP)/selftests/run.sh $(KSFT_DIR)
 
 # Smoke run on 6.12: load, link add, GIDs, port state, unload.
 check-smoke: selftests
 	@test -n "$(KVER_612)" || { echo "6.12 kernel not installed" >&2; exit 1; }
+	$(MAKE) --no-print-directory module KVER=$(KVER_612) KDIR=
 	$(VM) -k $(KVER_612) -t $(VM_TIMEOUT) -- \
 		$(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
 
-check: modules-all lint unit check-guest check-smoke
+# Stages run in this order; the first failure stops the run.
+check: deps
+	@$(MAKE) --no-print-directory modules-all
+	@$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory dkms-build
+	@$(MAKE) --no-print-directory check-guest
+	@$(MAKE) --no-print-directory check-smoke
 	@echo "== make check: all stages passed"
 
-demo:
-	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER))
+# Kernel lists are read when make starts: after installing, start afresh.
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run:
+	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
 	$(VM) -k $(or $(KVER_61),$(KVER)) -t 600 -- $(TOP)/tools/demo.sh
 
 # DKMS: add this tree and build it for every supported kernel (no install).

@@ -3,17 +3,39 @@
 #
 # Install every Debian 12 package sroce needs to build, lint, unit-test and
 # run its guest tests: both kernels (6.1 and bookworm-backports 6.12) with
-# headers, linux-source for checkpatch and the kselftest framework, QEMU and
-# the RDMA userspace under test. Idempotent; needs root.
+# headers, linux-source for checkpatch and the kselftest framework, QEMU,
+# DKMS and the RDMA userspace under test. Idempotent and quick when all is
+# there already; needs root (or sudo).
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-backports=/etc/apt/sources.list.d/sroce-bookworm-backports.sources
+packages=(
+	build-essential bc bison flex kmod cpio xz-utils zstd sparse dkms git
+	libelf-dev libssl-dev python3
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	qemu-system-x86 busybox-static
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
+	rdmacm-utils perftest python3-pyverbs iproute2 iperf3 procps
+	ethtool tshark
+)
+backports=(linux-image-amd64 linux-headers-amd64)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q "install ok installed" || missing+=("$p")
+done
+have_612=$(ls -d /lib/modules/6.12.*/build 2>/dev/null | head -n 1 || true)
+if [ ${#missing[@]} -eq 0 ] && [ -n "$have_612" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	$SUDO tee "$backports" >/dev/null <<'SRC'
+	$SUDO tee /etc/apt/sources.list.d/sroce-bookworm-backports.sources >/dev/null <<'SRC'
 Types: deb
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
@@ -23,13 +45,8 @@ SRC
 fi
 
 $SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${packages[@]}"
+# 6.12 from backports, next to 6.1 (which stays the default kernel).
 $SUDO apt-get install -y -q --no-install-recommends \
-	build-essential bc bison flex kmod cpio xz-utils zstd sparse dkms \
-	libelf-dev libssl-dev \
-	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
-	qemu-system-x86 busybox-static \
-	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev \
-	rdmacm-utils perftest python3-pyverbs iproute2 iperf3 procps \
-	ethtool tshark
-$SUDO apt-get install -y -q --no-install-recommends \
-	linux-image-amd64/bookworm-backports linux-headers-amd64/bookworm-backports
+	"${backports[@]/%//bookworm-backports}"
+echo "install-deps: done"

@@ -21,7 +21,7 @@
 #define SROCE_FW_VERSION_PATCH		0
 #define SROCE_FW_VENDOR_ID		0xffffff
 #define SROCE_FW_VENDOR_PART_ID		0x5352	/* "SR" */
-#define SROCE_FW_MAX_PD			0x10000
+#define SROCE_FW_MAX_PD			0xffff	/* numbers 1..0xffff */
 
 struct sroce_fw_port {
 	spinlock_t lock; /* protects the fields below; notifier writes them */

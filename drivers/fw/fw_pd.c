@@ -22,7 +22,7 @@ u16 sroce_fw_cmd_alloc_pd(struct sroce_fw_dev *fw, const void *req,
 
 	/* PD number 0 is never handed out, so it can mean "none". */
 	err = xa_alloc(&fw->pds, &pdn, xa_mk_value(0),
-		       XA_LIMIT(1, SROCE_FW_MAX_PD - 1), GFP_KERNEL);
+		       XA_LIMIT(1, SROCE_FW_MAX_PD), GFP_KERNEL);
 	if (err)
 		return err == -EBUSY ? SROCE_FW_ERR_NO_RESOURCES :
 				       SROCE_FW_ERR_INTERNAL;
@@ -44,7 +44,7 @@ u16 sroce_fw_cmd_dealloc_pd(struct sroce_fw_dev *fw, const void *req,
 	const struct sroce_dealloc_pd_req *q = req;
 	u32 pdn = le32_to_cpu(q->pdn);
 
-	if (!xa_erase(&fw->pds, pdn))
+	if (!pdn || pdn > SROCE_FW_MAX_PD || !xa_erase(&fw->pds, pdn))
 		return SROCE_FW_ERR_NOT_FOUND;
 	return SROCE_FW_OK;
 }

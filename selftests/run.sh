@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Run the installed sroce kselftest collection (inside a test guest) with
+# the stock kselftest runner, and turn its TAP output into an exit status.
+#
+#   run.sh [--smoke] [KSFT_DIR]
+#
+# --smoke runs the subset that proves the module works on a kernel:
+# device add/del, port state, GIDs, verbs queries and rxe exclusion.
+set -uo pipefail
+
+smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh rxe_exclusion.sh"
+smoke=0
+if [ "${1:-}" = "--smoke" ]; then
+	smoke=1
+	shift
+fi
+ksft_dir=${1:-$(cd "$(dirname "$0")/.." && pwd)/build/ksft}
+[ -x "$ksft_dir/run_kselftest.sh" ] || {
+	echo "run.sh: no installed selftests in $ksft_dir (make -C selftests)" >&2
+	exit 2
+}
+
+args=(-c sroce)
+if [ $smoke -eq 1 ]; then
+	args=()
+	for t in $smoke_tests; do
+		args+=(-t "sroce:$t")
+	done
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+echo "== sroce selftests on $(uname -r)$([ $smoke -eq 1 ] && echo ' (smoke)')"
+"$ksft_dir/run_kselftest.sh" "${args[@]}" 2>&1 | tee "$log"
+
+passed=$(grep -c '^ok .*selftests: sroce:' "$log" | head -n 1)
+skipped=$(grep -c '^ok .*selftests: sroce: .*# SKIP' "$log")
+failed=$(grep -c '^not ok .*selftests: sroce:' "$log")
+passed=$((passed - skipped))
+echo "selftests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Shared helpers of the sroce selftests: KTAP output, setup that is undone
+# on exit, polling instead of sleeping, and the kernel-log check that fails
+# a test on any splat it caused.
+#
+# A test sources this file, calls ktap_plan N, reports each case with
+# ktap_pass/ktap_fail/ktap_skip and ends with ktap_finish. Exit status
+# follows kselftest: 0 pass, 1 fail, 4 skip.
+
+set -u
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ktap_passed=0
+ktap_failed=0
+ktap_skipped=0
+ktap_num=0
+ktap_test_name=$(basename "$0")
+
+ktap_plan() {
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_pass() {
+	ktap_num=$((ktap_num + 1))
+	ktap_passed=$((ktap_passed + 1))
+	echo "ok $ktap_num $1"
+}
+
+# ktap_fail NAME [REASON...]
+ktap_fail() {
+	local name=$1
+	shift
+	ktap_num=$((ktap_num + 1))
+	ktap_failed=$((ktap_failed + 1))
+	[ $# -gt 0 ] && echo "# $name: $*"
+	echo "not ok $ktap_num $name"
+}
+
+# ktap_skip NAME REASON
+ktap_skip() {
+	ktap_num=$((ktap_num + 1))
+	ktap_skipped=$((ktap_skipped + 1))
+	echo "ok $ktap_num $1 # SKIP $2"
+}
+
+# ktap_check NAME COMMAND...: pass if COMMAND succeeds.
+ktap_check() {
+	local name=$1
+	shift
+	if "$@"; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "failed: $*"
+	fi
+}
+
+ktap_diag() {
+	echo "# $*"
+}
+
+# Skip the whole test (before any result was printed).
+ktap_skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+# Final line and exit status; also runs the kernel-log check.
+ktap_finish() {
+	kmsg_check
+	echo "# $ktap_test_name: $ktap_passed passed, $ktap_failed failed, $ktap_skipped skipped"
+	if [ $ktap_failed -gt 0 ]; then
+		exit $KSFT_FAIL
+	elif [ $ktap_passed -eq 0 ] && [ $ktap_skipped -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# --- cleanup stack --------------------------------------------------------
+
+cleanup_cmds=()
+
+# on_exit COMMAND: run COMMAND (a string for eval) when the test exits,
+# most recent first.
+on_exit() {
+	cleanup_cmds=("$1" "${cleanup_cmds[@]}")
+}
+
+run_cleanups() {
+	local c
+	for c in "${cleanup_cmds[@]}"; do
+		eval "$c" >/dev/null 2>&1 || true
+	done
+	cleanup_cmds=()
+}
+trap run_cleanups EXIT
+
+# --- polling --------------------------------------------------------------
+
+# Polling must stay cheap under TCG, where every fork costs milliseconds:
+# the clock is bash's $EPOCHREALTIME and the pause is a read with a timeout
+# on a pipe nobody writes to, both without a new process.
+exec {ksft_nap_fd}<> <(:)
+
+now_us() {
+	local t=${EPOCHREALTIME/./}
+	echo $((10#$t))
+}
+
+now_ms() {
+	echo $(( $(now_us) / 1000 ))
+}
+
+nap() {
+	read -r -t "$1" -u "$ksft_nap_fd" || true
+}
+
+# wait_until SECONDS COMMAND...: poll COMMAND every 10 ms until it succeeds
+# or SECONDS have passed. Returns COMMAND's last status.
+wait_until() {
+	local limit=$1 t
+	shift
+	t=${EPOCHREALTIME/./}
+	local deadline=$(( 10#$t + limit * 1000000 ))
+	while ! "$@"; do
+		t=${EPOCHREALTIME/./}
+		if [ $((10#$t)) -ge "$deadline" ]; then
+			"$@"
+			return
+		fi
+		nap 0.01
+	done
+}
+
+# --- kernel log -----------------------------------------------------------
+
+kmsg_marker="sroce-selftest: $ktap_test_name start $$"
+echo "$kmsg_marker" > /dev/kmsg 2>/dev/null || true
+
+# Patterns of kernel reports that fail a test. The expected refusals of
+# this driver are plain error lines and never match.
+kmsg_splat_re='WARNING:|BUG:|Oops|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|unregister_netdevice: waiting|Call Trace:|kernel BUG|soft lockup|blocked for more than'
+
+# Kernel log lines written since this test started.
+kmsg_since_start() {
+	dmesg | sed -n "/$kmsg_marker/,\$p"
+}
+
+kmsg_check() {
+	local splat
+	splat=$(kmsg_since_start | grep -E "$kmsg_splat_re" || true)
+	if [ -n "$splat" ]; then
+		ktap_num=$((ktap_num + 1))
+		ktap_failed=$((ktap_failed + 1))
+		echo "# kernel log shows a splat:"
+		kmsg_since_start | sed 's/^/#   /' | tail -n 60
+		echo "not ok $ktap_num kernel_log_clean"
+	fi
+}
+
+# --- sroce helpers --------------------------------------------------------
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
+}
+
+sroce_loaded() {
+	[ -d /sys/module/sroce ]
+}
+
+# Make sure sroce is loaded, from $SROCE_KO if it is not yet.
+sroce_ensure_loaded() {
+	sroce_loaded && return 0
+	modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel 2>/dev/null
+	if [ -n "${SROCE_KO:-}" ]; then
+		insmod "$SROCE_KO"
+	else
+		modprobe sroce
+	fi
+}
+
+# Require sroce (skip the whole test if it cannot be loaded).
+require_sroce() {
+	require_root
+	command -v rdma >/dev/null || ktap_skip_all "iproute2's rdma tool missing"
+	sroce_ensure_loaded || ktap_skip_all "sroce module not loadable"
+}
+
+# veth_pair A B: create a veth pair, both ends up, removed on exit.
+veth_pair() {
+	ip link add "$1" type veth peer name "$2" || return
+	on_exit "ip link del $1"
+	ip link set "$1" up && ip link set "$2" up
+}
+
+# link_add NAME NETDEV: rdma link add, removed on exit.
+link_add() {
+	rdma link add "$1" type sroce netdev "$2" || return
+	on_exit "rdma link del $1"
+}
+
+ibdev_exists() {
+	[ -e "/sys/class/infiniband/$1" ]
+}
+
+ibdev_gone() {
+	[ ! -e "/sys/class/infiniband/$1" ]
+}
+
+# port_state DEV: the port's state name (ACTIVE, DOWN, ...)
+port_state() {
+	sed 's/^[0-9]*: *//' "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null
+}
+
+port_state_is() {
+	[ "$(port_state "$1")" = "$2" ]
+}
+
+# active_mtu DEV: active MTU in bytes as ibv_devinfo reports it
+active_mtu() {
+	ibv_devinfo -d "$1" -i 1 2>/dev/null |
+		awk '/active_mtu:/ { print $2; exit }'
+}

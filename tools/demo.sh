@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The `make demo` tour, run inside a test guest with sroce loaded: two
+# "hosts" (the initial namespace and a namespace "peer") joined by a veth
+# pair, an sroce device on each end, and what users inspect them with.
+set -euo pipefail
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+# show_gids DEV: the GID table the way RoCE users like to read it
+show_gids() {
+	local d=/sys/class/infiniband/$1/ports/1 f i g t n
+	printf '%-8s %-5s %-40s %-11s %s\n' DEV INDEX GID TYPE NETDEV
+	for f in "$d"/gids/*; do
+		i=${f##*/}
+		read -r g < "$f"
+		[ "$g" = 0000:0000:0000:0000:0000:0000:0000:0000 ] && continue
+		read -r t < "$d/gid_attrs/types/$i" || continue
+		read -r n < "$d/gid_attrs/ndevs/$i" || continue
+		printf '%-8s %-5s %-40s %-11s %s\n' "$1" "$i" "$g" "$t" "$n"
+	done | sort -k2 -n
+}
+
+cleanup() {
+	rdma link del sroce1 2>/dev/null || true
+	rdma link del sroce0 2>/dev/null || true
+	ip netns del peer 2>/dev/null || true
+	ip link del veth0 2>/dev/null || true
+}
+trap cleanup EXIT
+
+say "Two hosts: this namespace and namespace 'peer', joined by veth0/veth1"
+ip netns add peer
+ip link add veth0 type veth peer name veth1 netns peer
+ip addr add 192.168.77.1/24 dev veth0
+ip addr add fd77::1/64 dev veth0 nodad
+ip link set veth0 up
+ip -n peer addr add 192.168.77.2/24 dev veth1
+ip -n peer addr add fd77::2/64 dev veth1 nodad
+ip -n peer link set veth1 up
+ip link add link veth0 name veth0.100 type vlan id 100
+ip addr add 192.168.100.1/24 dev veth0.100
+ip link set veth0.100 up
+run ip -br addr show
+run ip -n peer -br addr show
+
+say "One sroce device on each end"
+run rdma link add sroce0 type sroce netdev veth0
+run ip netns exec peer rdma link add sroce1 type sroce netdev veth1
+run rdma link show
+run ibv_devices
+
+say "What librxe (stock rdma-core) sees"
+run ibv_devinfo -d sroce0
+
+say "GID tables: RoCE v1 and v2 for each address, VLAN included"
+# ib_core fills the table from address events; wait until the VLAN's
+# IPv4 address is there rather than sleeping.
+for _ in $(seq 100); do
+	show_gids sroce0 | grep -q 'ffff:c0a8:6401' && break
+	read -r -t 0.05 <> <(:) || true
+done
+show_gids sroce0
+show_gids sroce1
+
+say "The same table inside the firmware (debugfs, read back with QUERY_GID)"
+run cat /sys/kernel/debug/sroce/sroce0/fw_gids
+
+say "Port state follows the link: take the peer's end down, then up"
+run ip -n peer link set veth1 down
+for _ in $(seq 100); do
+	grep -q DOWN /sys/class/infiniband/sroce0/ports/1/state && break
+	read -r -t 0.05 <> <(:) || true
+done
+run rdma link show sroce0/1
+run ip -n peer link set veth1 up
+for _ in $(seq 100); do
+	grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state && break
+	read -r -t 0.05 <> <(:) || true
+done
+run rdma link show sroce0/1
+dmesg | grep -E 'sroce[01]: ' | tail -n 4
+
+say "Firmware command statistics of sroce0"
+run cat /sys/kernel/debug/sroce/sroce0/cmd_stats
