@@ -23,7 +23,7 @@ poweroff_now() {
 	# system while the devices go down.
 	mkfifo /run/sroce-idle 2>/dev/null
 	exec 3<>/run/sroce-idle
-	while :; do read -r -t 3600 -u 3 _; done
+	while :; do read -r -t 3600 -u 3 _ || sleep 1; done
 }
 setup_failed() {
 	echo "sroce-vm guest-stage2: setup failed at line $1: $2"
@@ -38,11 +38,6 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm # pyverbs needs it
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-# devtmpfs lacks these; bash's <(...) needs /dev/fd.
-ln -sfn /proc/self/fd /dev/fd
-ln -sfn /proc/self/fd/0 /dev/stdin
-ln -sfn /proc/self/fd/1 /dev/stdout
-ln -sfn /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug
 modprobe configfs
 mount -t configfs configfs /sys/kernel/config
@@ -65,11 +60,20 @@ read -r up _ </proc/uptime
 budget=$((SROCE_VM_TIMEOUT - 5 - ${up%.*}))
 [ "$budget" -ge 1 ] || budget=1
 
+# insmod resolves no dependencies: load the in-tree modules that the
+# module's "depends" field names (ib_core, udp_tunnel, ...) first.
+load_ko() {
+	local list deps
+	list=$(modinfo -F depends "$SROCE_KO") || return
+	IFS=, read -ra deps <<<"$list"
+	[ ${#deps[@]} = 0 ] || modprobe -a "${deps[@]}" || return
+	insmod "$SROCE_KO"
+}
 ran=0 insrc=0
-[ -z "$SROCE_KO" ] || insmod "$SROCE_KO" || insrc=$?
+[ -z "$SROCE_KO" ] || load_ko || insrc=$?
 if [ "$insrc" != 0 ]; then
 	status=$insrc
-	echo "sroce-vm: insmod $SROCE_KO failed (status $status); kernel log tail:"
+	echo "sroce-vm: loading $SROCE_KO failed (status $status); kernel log tail:"
 	dmesg | tail -n 30
 else
 	ran=1 status=0
