@@ -150,6 +150,7 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 void sroce_irq(void *ctx, unsigned int vector);
 
 /* sroce_main.c */
+int sroce_enable_driver(struct ib_device *ibdev);
 void sroce_dealloc_driver(struct ib_device *ibdev);
 
 /* sroce_verbs.c */

@@ -41,6 +41,24 @@ static bool sroce_netdev_in_use(struct net_device *ndev)
 }
 
 /**
+ * sroce_enable_driver() - last step of registration before clients attach
+ * @ibdev: the device
+ *
+ * Creates the debugfs directory and lets the firmware report port changes;
+ * sroce_dealloc_driver() undoes both.
+ *
+ * Return: 0.
+ */
+int sroce_enable_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	sroce_debugfs_add_dev(sdev);
+	sroce_fw_arm_events(sdev->fw);
+	return 0;
+}
+
+/**
  * sroce_dealloc_driver() - free what the driver owns of a device
  * @ibdev: the device, unregistered or never registered
  *
@@ -133,27 +151,32 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	err = sroce_dev_register(sdev, name);
 	if (err)
 		goto err_dealloc;
+	ibdev_info(&sdev->ibdev, "added over %s\n", netdev_name(ndev));
 
 	/*
-	 * The netdev notifier runs under RTNL: either it already saw the
-	 * netdev unregistering (then undo here) or it will find us listed.
+	 * Publish the device for the netdev notifier, which runs under RTNL:
+	 * either it already saw the netdev unregistering (then undo here) or
+	 * it will find us listed. A racing `rdma link del` may have begun to
+	 * unregister the device already (refcount zero): then it stays
+	 * unlisted. Our reference keeps the memory valid meanwhile.
 	 */
+	get_device(&sdev->ibdev.dev);
 	rtnl_lock();
-	spin_lock(&sroce_devs_lock);
-	list_add_tail(&sdev->list, &sroce_devs);
-	spin_unlock(&sroce_devs_lock);
+	if (ib_device_try_get(&sdev->ibdev)) {
+		spin_lock(&sroce_devs_lock);
+		list_add_tail(&sdev->list, &sroce_devs);
+		spin_unlock(&sroce_devs_lock);
+		ib_device_put(&sdev->ibdev);
+	}
 	netdev_gone = ndev->reg_state != NETREG_REGISTERED;
 	rtnl_unlock();
 	mutex_unlock(&sroce_newlink_mutex);
 
-	if (netdev_gone) {
+	/* The notifier never saw this device: nobody else removes it. */
+	if (netdev_gone)
 		ib_unregister_device(&sdev->ibdev);
-		return -ENODEV;
-	}
-	sroce_debugfs_add_dev(sdev);
-	sroce_fw_arm_events(sdev->fw);
-	ibdev_info(&sdev->ibdev, "added over %s\n", netdev_name(ndev));
-	return 0;
+	put_device(&sdev->ibdev.dev);
+	return netdev_gone ? -ENODEV : 0;
 
 err_dealloc:
 	ib_dealloc_device(&sdev->ibdev);

@@ -14,6 +14,7 @@
 static_assert((int)SROCE_PORT_ACTIVE == (int)IB_PORT_ACTIVE);
 static_assert((int)SROCE_PORT_DOWN == (int)IB_PORT_DOWN);
 static_assert((int)SROCE_PORT_PHYS_LINK_UP == (int)IB_PORT_PHYS_STATE_LINK_UP);
+static_assert((int)SROCE_PORT_PHYS_POLLING == (int)IB_PORT_PHYS_STATE_POLLING);
 static_assert((int)SROCE_PORT_PHYS_DISABLED == (int)IB_PORT_PHYS_STATE_DISABLED);
 static_assert((int)SROCE_IB_MTU_256 == (int)IB_MTU_256);
 static_assert((int)SROCE_IB_MTU_4096 == (int)IB_MTU_4096);
@@ -400,6 +401,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_link_layer = sroce_get_link_layer,

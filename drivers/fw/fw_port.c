@@ -34,8 +34,12 @@ static bool sroce_fw_port_sample(struct sroce_fw_dev *fw)
 	spin_lock(&port->lock);
 	changed = port->state != state || port->netdev_mtu != mtu;
 	port->state = state;
-	port->phys_state = up ? SROCE_PORT_PHYS_LINK_UP :
-				SROCE_PORT_PHYS_DISABLED;
+	if (up)
+		port->phys_state = SROCE_PORT_PHYS_LINK_UP;
+	else if (netif_running(ndev))
+		port->phys_state = SROCE_PORT_PHYS_POLLING;
+	else
+		port->phys_state = SROCE_PORT_PHYS_DISABLED;
 	port->netdev_mtu = mtu;
 	port->active_mtu = sroce_active_ib_mtu(mtu);
 	port->speed_mbps = speed;

@@ -165,7 +165,8 @@ enum sroce_port_state {
 };
 
 enum sroce_port_phys_state {
-	SROCE_PORT_PHYS_DISABLED = 3,
+	SROCE_PORT_PHYS_POLLING = 2,	/* enabled, no carrier */
+	SROCE_PORT_PHYS_DISABLED = 3,	/* administratively down */
 	SROCE_PORT_PHYS_LINK_UP = 5,
 };
 

@@ -8,7 +8,7 @@
 
 require_sroce
 command -v ibv_asyncwatch >/dev/null || ktap_skip_all "ibverbs-utils missing"
-ktap_plan 10
+ktap_plan 11
 
 veth_pair ps0 ps1 || ktap_skip_all "cannot create veth"
 link_add sroce_ps ps0
@@ -39,6 +39,7 @@ ktap_diag "port down after $(( $(now_ms) - t0 )) ms"
 ktap_check "carrier_loss_event" wait_until 2 grep -q "PORT_ERR" "$events"
 ktap_check "rdma_link_shows_down" \
 	bash -c 'rdma link show sroce_ps/1 | grep -q "state DOWN"'
+ktap_check "carrier_loss_phys_polling" bash -c '[ "$(sed "s/^[0-9]*: *//" /sys/class/infiniband/sroce_ps/ports/1/phys_state)" = Polling ]'
 
 ip link set ps1 up
 ktap_check "carrier_back_port_active" wait_until 1 port_state_is sroce_ps ACTIVE
