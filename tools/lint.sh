@@ -1,23 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# Run checkpatch.pl --strict from Debian's linux-source package on the
-# given files. The script and its data files are extracted from the
-# package's tarball into build/ once; nothing of the kernel is committed.
+# Run checkpatch.pl --strict and kernel-doc (every documented function
+# and structure must match its comment) from Debian's linux-source
+# package on the given files. The scripts are extracted from the package's
+# tarball into build/ once; nothing of the kernel is committed.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=$(ls -1 /usr/src/linux-source-6.*.tar.xz 2>/dev/null | sort -V | tail -n 1)
 dest=$top/build/linux-source
 checkpatch=$dest/scripts/checkpatch.pl
+kerneldoc=$dest/scripts/kernel-doc
 
-if [ ! -x "$checkpatch" ]; then
+if [ ! -x "$checkpatch" ] || [ ! -x "$kerneldoc" ]; then
 	[ -n "$tarball" ] || { echo "lint: install linux-source-6.1" >&2; exit 1; }
 	mkdir -p "$dest"
 	prefix=$(basename "$tarball" .tar.xz)
 	tar -xJf "$tarball" -C "$dest" --strip-components=1 \
 		"$prefix/scripts/checkpatch.pl" "$prefix/scripts/spelling.txt" \
-		"$prefix/scripts/const_structs.checkpatch"
+		"$prefix/scripts/const_structs.checkpatch" \
+		"$prefix/scripts/kernel-doc"
 fi
 
 cd "$top"
@@ -36,11 +39,16 @@ for f in "$@"; do
 		echo "$out"
 		status=1
 	fi
+	if [ "$f" != Kbuild ] &&
+	   ! out=$("$kerneldoc" -none "$f" 2>&1) || [ -n "$out" ]; then
+		echo "$out"
+		status=1
+	fi
 done
 n=$#
 if [ $status -eq 0 ]; then
-	echo "lint: checkpatch --strict clean on $n files"
+	echo "lint: checkpatch --strict and kernel-doc clean on $n files"
 else
-	echo "lint: checkpatch --strict found problems" >&2
+	echo "lint: checkpatch/kernel-doc found problems" >&2
 fi
 exit $status
