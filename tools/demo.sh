@@ -23,6 +23,15 @@ show_gids() {
 	done | sort -k2 -n
 }
 
+# wait_for COMMAND...: poll up to 5 s (the guest is slow, never sleep blind)
+wait_for() {
+	local _
+	for _ in $(seq 100); do
+		"$@" && return
+		read -r -t 0.05 <> <(:) || true
+	done
+}
+
 cleanup() {
 	rdma link del sroce1 2>/dev/null || true
 	rdma link del sroce0 2>/dev/null || true
@@ -58,10 +67,8 @@ run ibv_devinfo -d sroce0
 say "GID tables: RoCE v1 and v2 for each address, VLAN included"
 # ib_core fills the table from address events; wait until the VLAN's
 # IPv4 address is there rather than sleeping.
-for _ in $(seq 100); do
-	show_gids sroce0 | grep -q 'ffff:c0a8:6401' && break
-	read -r -t 0.05 <> <(:) || true
-done
+wait_for grep -qx 0000:0000:0000:0000:0000:ffff:c0a8:6401 \
+	/sys/class/infiniband/sroce0/ports/1/gids/*
 show_gids sroce0
 show_gids sroce1
 
@@ -70,16 +77,10 @@ run cat /sys/kernel/debug/sroce/sroce0/fw_gids
 
 say "Port state follows the link: take the peer's end down, then up"
 run ip -n peer link set veth1 down
-for _ in $(seq 100); do
-	grep -q DOWN /sys/class/infiniband/sroce0/ports/1/state && break
-	read -r -t 0.05 <> <(:) || true
-done
+wait_for grep -q DOWN /sys/class/infiniband/sroce0/ports/1/state
 run rdma link show sroce0/1
 run ip -n peer link set veth1 up
-for _ in $(seq 100); do
-	grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state && break
-	read -r -t 0.05 <> <(:) || true
-done
+wait_for grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state
 run rdma link show sroce0/1
 dmesg | grep -E 'sroce[01]: ' | tail -n 4
 
