@@ -10,7 +10,10 @@
 #include <linux/list.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/rdma_user_rxe.h>
 
 #include "sroce/fw_bus.h"
 #include "lib/sroce_lib.h"
@@ -97,6 +100,8 @@ struct sroce_cmdq {
  * @port_lock: protects @port_state
  * @port_state: last port state reported to ib_core
  * @debugfs: this device's debugfs directory
+ * @cqs: CQs by number, for completion events (lock: the xarray's, IRQ-safe)
+ * @qps: QPs by number, for kernel work completions
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -111,6 +116,8 @@ struct sroce_dev {
 	spinlock_t port_lock; /* protects port_state */
 	u8 port_state;
 	struct dentry *debugfs;
+	struct xarray cqs;
+	struct xarray qps;
 };
 
 struct sroce_ucontext {
@@ -122,11 +129,31 @@ struct sroce_pd {
 	u32 pdn;
 };
 
-/* Placeholders sized for ib_core; filled in with the datapath. */
+/**
+ * struct sroce_cq - completion queue
+ * @ibcq: the ib_core CQ
+ * @cqn: the firmware's CQ number
+ * @is_user: the ring is mapped by userspace, which polls it
+ * @ring: the ring (rdma_rxe layout)
+ * @mmap: the ring's mmap entry (user CQs), which owns the ring
+ * @poll_lock: protects @ring, @mask, @cons, @resizing against kernel polls
+ * @mask: number of slots minus one
+ * @cons: consumer index (kernel CQs)
+ * @resizing: rings are being swapped; kernel polls find the CQ empty
+ */
 struct sroce_cq {
 	struct ib_cq ibcq;
+	u32 cqn;
+	bool is_user;
+	struct sroce_ring_hdr *ring;
+	struct rdma_user_mmap_entry *mmap;
+	spinlock_t poll_lock; /* protects ring, mask, cons, resizing */
+	u32 mask;
+	u32 cons;
+	bool resizing;
 };
 
+/* Placeholder sized for ib_core; filled in with the datapath. */
 struct sroce_qp {
 	struct ib_qp ibqp;
 };
@@ -139,6 +166,27 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+/* The user context behind a verb's udata; NULL for kernel callers. */
+static inline struct ib_ucontext *sroce_udata_ucontext(struct ib_udata *udata)
+{
+	struct sroce_ucontext *uc =
+		rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+
+	return uc ? &uc->ibuc : NULL;
+}
+
+static inline struct ib_qp *sroce_ibqp_by_qpn(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp = xa_load(&sdev->qps, qpn);
+
+	return qp ? &qp->ibqp : NULL;
 }
 
 /* sroce_cmd.c */
@@ -158,6 +206,25 @@ extern const struct ib_device_ops sroce_dev_ops;
 int sroce_query_caps(struct sroce_dev *sdev);
 void sroce_handle_port_change(struct sroce_dev *sdev,
 			      const struct sroce_event_port_change *ev);
+
+/* sroce_cq.c */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    SROCE_CREATE_CQ_ARG *arg);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn);
+void sroce_handle_cq_event(struct sroce_dev *sdev, unsigned int type,
+			   const struct sroce_event_cq *ev);
+
+/* sroce_mmap.c */
+struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
+						void *buf, size_t size,
+						struct mminfo *mi);
+void sroce_mmap_unpublish(struct rdma_user_mmap_entry *entry);
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
 /* sroce_debugfs.c */
 void sroce_debugfs_init(void);

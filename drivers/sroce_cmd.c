@@ -199,6 +199,11 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 		case SROCE_EVENT_PORT_CHANGE:
 			sroce_handle_port_change(sdev, (const void *)eqe.data);
 			break;
+		case SROCE_EVENT_CQ_COMPLETION:
+		case SROCE_EVENT_CQ_ERROR:
+			sroce_handle_cq_event(sdev, le16_to_cpu(eqe.type),
+					      (const void *)eqe.data);
+			break;
 		default:
 			ibdev_warn_ratelimited(&sdev->ibdev,
 					       "unknown firmware event %u\n",

@@ -99,6 +99,9 @@ static int sroce_dev_register(struct sroce_dev *sdev, const char *name)
 	ibdev->local_dma_lkey = 0;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	/* librxe rings its send doorbell and arms CQs with legacy commands. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	err = ib_device_set_netdev(ibdev, sdev->ndev, 1);
 	if (err)
@@ -137,6 +140,8 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	spin_lock_init(&sdev->port_lock);
+	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init(&sdev->qps);
 	sdev->ndev = ndev;
 
 	err = sroce_hw_open(sdev);

@@ -306,18 +306,11 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * Queue pairs, completion queues and memory regions arrive with the packet
- * engine. ib_core requires these entry points, so until then creating any
- * of these objects fails cleanly with -EOPNOTSUPP, and the remaining ones
- * can never be reached because no such object exists.
+ * Queue pairs and memory regions arrive with the packet engine. ib_core
+ * requires these entry points, so until then creating either fails
+ * cleanly with -EOPNOTSUPP, and the remaining ones can never be reached
+ * because no such object exists.
  */
-static int sroce_create_cq(struct ib_cq *ibcq,
-			   const struct ib_cq_init_attr *attr,
-			   SROCE_CREATE_CQ_ARG *arg)
-{
-	return -EOPNOTSUPP;
-}
-
 static int sroce_create_qp(struct ib_qp *ibqp,
 			   struct ib_qp_init_attr *init_attr,
 			   struct ib_udata *udata)
@@ -335,23 +328,6 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_poll_cq(struct ib_cq *ibcq, int num_entries,
-			 struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_req_notify_cq(struct ib_cq *ibcq,
-			       enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
 }
 
 static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -406,6 +382,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
@@ -415,6 +393,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),

@@ -9,6 +9,8 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <rdma/ib_user_verbs.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -42,6 +44,30 @@ struct sroce_fw_gid {
 };
 
 /**
+ * struct sroce_fw_cq - completion queue context
+ * @cqn: CQ number
+ * @lock: protects the fields below it and writes to the ring
+ * @ring: the ring, set by CREATE_CQ or RESIZE_CQ
+ * @mask: number of slots minus one (never read back from the ring)
+ * @prod: producer index, the firmware's own
+ * @armed: 0 or the SROCE_CQ_ARM_* level of the pending notification
+ * @comp_vector: completion vector requested at creation
+ * @users: queue pairs completing into this CQ
+ * @rcu: deferred free; producers look CQs up under RCU
+ */
+struct sroce_fw_cq {
+	u32 cqn;
+	spinlock_t lock; /* protects ring, mask, prod, armed */
+	struct sroce_ring_hdr *ring;
+	u32 mask;
+	u32 prod;
+	u8 armed;
+	u32 comp_vector;
+	atomic_t users;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_fw_dev - one emulated NIC function
  * @node: entry in the list of functions with armed events, protected by
  *        RTNL; empty until sroce_fw_arm_events()
@@ -63,6 +89,7 @@ struct sroce_fw_gid {
  * @gid_lock: protects @gids
  * @gids: the GID table, indexed like the driver's
  * @pds: allocated protection domain numbers
+ * @cqs: completion queues by number
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -89,6 +116,7 @@ struct sroce_fw_dev {
 	struct sroce_fw_gid gids[SROCE_FW_GID_TABLE_LEN];
 
 	struct xarray pds;
+	struct xarray cqs;
 };
 
 /* fw_main.c */
@@ -120,6 +148,17 @@ u16 sroce_fw_cmd_alloc_pd(struct sroce_fw_dev *fw, const void *req,
 			  void *resp);
 u16 sroce_fw_cmd_dealloc_pd(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
+
+/* fw_cq.c */
+u16 sroce_fw_cmd_create_cq(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_destroy_cq(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+u16 sroce_fw_cmd_resize_cq(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
+		     const struct ib_uverbs_wc *wc, bool solicited);
+void sroce_fw_cqs_destroy(struct sroce_fw_dev *fw);
 
 /* fw_net.c */
 int sroce_fw_net_init(void);

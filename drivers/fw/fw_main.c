@@ -24,6 +24,9 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_QUERY_GID] = sroce_fw_cmd_query_gid,
 	[SROCE_CMDI_ALLOC_PD] = sroce_fw_cmd_alloc_pd,
 	[SROCE_CMDI_DEALLOC_PD] = sroce_fw_cmd_dealloc_pd,
+	[SROCE_CMDI_CREATE_CQ] = sroce_fw_cmd_create_cq,
+	[SROCE_CMDI_DESTROY_CQ] = sroce_fw_cmd_destroy_cq,
+	[SROCE_CMDI_RESIZE_CQ] = sroce_fw_cmd_resize_cq,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -177,6 +180,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	spin_lock_init(&fw->eq_lock);
 	spin_lock_init(&fw->gid_lock);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
+	xa_init_flags(&fw->cqs, XA_FLAGS_ALLOC1);
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
@@ -212,6 +216,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	cancel_work_sync(&fw->cmd_work);
 	cancel_work_sync(&fw->event_irq_work);
 	xa_destroy(&fw->pds);
+	sroce_fw_cqs_destroy(fw);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	kfree(fw);
 }

@@ -184,6 +184,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->vendor_part_id = cpu_to_le32(SROCE_FW_VENDOR_PART_ID);
 	r->num_ports = cpu_to_le32(SROCE_FW_NUM_PORTS);
 	r->max_pd = cpu_to_le32(SROCE_FW_MAX_PD);
+	r->max_cq = cpu_to_le32(SROCE_FW_MAX_CQ);
+	r->max_cqe = cpu_to_le32(SROCE_FW_MAX_CQE);
 	r->max_pkeys = cpu_to_le32(1);
 	return SROCE_FW_OK;
 }

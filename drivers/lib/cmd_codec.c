@@ -30,6 +30,13 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		0, sizeof(struct sroce_alloc_pd_resp) },
 	[SROCE_CMDI_DEALLOC_PD] = { SROCE_CMD_DEALLOC_PD, "DEALLOC_PD",
 		sizeof(struct sroce_dealloc_pd_req), 0 },
+	[SROCE_CMDI_CREATE_CQ] = { SROCE_CMD_CREATE_CQ, "CREATE_CQ",
+		sizeof(struct sroce_create_cq_req),
+		sizeof(struct sroce_create_cq_resp) },
+	[SROCE_CMDI_DESTROY_CQ] = { SROCE_CMD_DESTROY_CQ, "DESTROY_CQ",
+		sizeof(struct sroce_cq_req), 0 },
+	[SROCE_CMDI_RESIZE_CQ] = { SROCE_CMD_RESIZE_CQ, "RESIZE_CQ",
+		sizeof(struct sroce_resize_cq_req), 0 },
 };
 
 /**

@@ -17,8 +17,10 @@
 #include <linux/types.h>
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #else
 #include <assert.h>
+#include <stddef.h>
 #endif
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
@@ -26,6 +28,8 @@
 #define SROCE_FW_ABI_MINOR		0
 
 #define SROCE_FW_NUM_PORTS		1
+#define SROCE_FW_MAX_CQ			0xffff
+#define SROCE_FW_MAX_CQE		32767
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
 
@@ -44,7 +48,8 @@ enum sroce_fw_vector {
 
 /*
  * Command opcodes. Numbers are part of the ABI: never reuse one.
- * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains.
+ * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
+ * 0x03xx completion queues.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -54,6 +59,9 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_GID = 0x0103,
 	SROCE_CMD_ALLOC_PD = 0x0201,
 	SROCE_CMD_DEALLOC_PD = 0x0202,
+	SROCE_CMD_CREATE_CQ = 0x0301,
+	SROCE_CMD_DESTROY_CQ = 0x0302,
+	SROCE_CMD_RESIZE_CQ = 0x0303,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -65,6 +73,9 @@ enum sroce_cmd_index {
 	SROCE_CMDI_QUERY_GID,
 	SROCE_CMDI_ALLOC_PD,
 	SROCE_CMDI_DEALLOC_PD,
+	SROCE_CMDI_CREATE_CQ,
+	SROCE_CMDI_DESTROY_CQ,
+	SROCE_CMDI_RESIZE_CQ,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -231,10 +242,68 @@ struct sroce_dealloc_pd_req {
 	__u8 rsvd[4];
 };
 
+/*
+ * Work queue rings (completion, send, receive) use the rdma_rxe user ABI,
+ * since userspace maps them: this header, then 2^n slots of
+ * 2^log2_elem_size bytes. Indices are masked slot numbers, not counters;
+ * one slot always stays free. Fields are in host byte order.
+ */
+struct sroce_ring_hdr {
+	__u32 log2_elem_size;
+	__u32 index_mask;
+	__u32 pad1[30];
+	__u32 producer_index;
+	__u32 pad2[31];
+	__u32 consumer_index;
+	__u32 pad3[31];
+};
+
+/* A completion queue slot holds one struct ib_uverbs_wc (48 bytes). */
+#define SROCE_CQE_LOG2_SIZE		6
+
+/*
+ * SROCE_CMD_CREATE_CQ. ring_addr is where the ring lives, as a device
+ * would be given a DMA address: the firmware owns the producer index and
+ * reads the consumer index from the header.
+ */
+struct sroce_create_cq_req {
+	__le64 ring_addr;
+	__le32 log2_slots;
+	__le32 comp_vector;
+};
+
+struct sroce_create_cq_resp {
+	__le32 cqn;
+	__u8 rsvd[4];
+};
+
+/* SROCE_CMD_DESTROY_CQ */
+struct sroce_cq_req {
+	__le32 cqn;
+	__u8 rsvd[4];
+};
+
+/*
+ * SROCE_CMD_RESIZE_CQ: move to a new ring; completions not yet consumed
+ * are copied to the start of the new ring. Fails with BAD_PARAM if they
+ * do not fit.
+ */
+struct sroce_resize_cq_req {
+	__le64 ring_addr;
+	__le32 cqn;
+	__le32 log2_slots;
+};
+
+/* CQ arm doorbell values (sroce_fw_ring_cq_arm_doorbell()). */
+#define SROCE_CQ_ARM_SOLICITED		1
+#define SROCE_CQ_ARM_NEXT		2
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
 	SROCE_EVENT_PORT_CHANGE = 1,
+	SROCE_EVENT_CQ_COMPLETION = 2,
+	SROCE_EVENT_CQ_ERROR = 3,
 };
 
 #define SROCE_EQE_PHASE			0x1
@@ -255,6 +324,12 @@ struct sroce_event_port_change {
 	__le32 netdev_mtu;
 };
 
+/* SROCE_EVENT_CQ_COMPLETION (armed CQ got a completion), CQ_ERROR (overrun) */
+struct sroce_event_cq {
+	__le32 cqn;
+	__u8 rsvd[4];
+};
+
 /* Layouts are ABI: catch any accidental change at compile time. */
 #define SROCE_ABI_ASSERT_SIZE(type, size) \
 	static_assert(sizeof(struct type) == (size), #type " layout changed")
@@ -273,6 +348,16 @@ SROCE_ABI_ASSERT_SIZE(sroce_query_gid_resp, 28);
 SROCE_ABI_ASSERT_SIZE(sroce_alloc_pd_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dealloc_pd_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_event_port_change, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_ring_hdr, 384);
+SROCE_ABI_ASSERT_SIZE(sroce_create_cq_req, 16);
+SROCE_ABI_ASSERT_SIZE(sroce_create_cq_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_cq_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_resize_cq_req, 16);
+SROCE_ABI_ASSERT_SIZE(sroce_event_cq, 8);
+static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
+	      "ring producer index moved");
+static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,
+	      "ring consumer index moved");
 SROCE_ABI_ASSERT_FITS(sroce_query_device_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_FITS(sroce_event_port_change, SROCE_EQ_ENTRY_SIZE - 8);
 

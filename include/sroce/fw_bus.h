@@ -57,5 +57,7 @@ void sroce_fw_arm_events(struct sroce_fw_dev *fw);
 void sroce_fw_detach(struct sroce_fw_dev *fw);
 void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail);
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
+void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
+				   unsigned int how);
 
 #endif /* SROCE_FW_BUS_H */

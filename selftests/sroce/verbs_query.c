@@ -712,4 +712,91 @@ TEST_F(dev, pd_alloc_free)
 	}
 }
 
+/* Completion queues: librxe maps each ring, so a bad layout fails here. */
+static void read_cq_stats(struct __test_metadata *_metadata, const char *dir,
+			  struct cmd_stat st[3])
+{
+	ASSERT_EQ(0, cmd_stat(dir, "CREATE_CQ", &st[0]));
+	ASSERT_EQ(0, cmd_stat(dir, "DESTROY_CQ", &st[1]));
+	ASSERT_EQ(0, cmd_stat(dir, "RESIZE_CQ", &st[2]));
+}
+
+static bool is_pow2(unsigned int x)
+{
+	return x && !(x & (x - 1));
+}
+
+TEST_F(dev, cq_create_resize_destroy)
+{
+	struct ibv_device_attr attr;
+	struct cmd_stat before[3], after[3];
+	struct ibv_comp_channel *ch;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	int sizes[5] = { 1, 2, 100, 4096, 0 };
+	bool stats;
+	char dir[256];
+	int i, ret;
+
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
+	ASSERT_LT(0, attr.max_cqe);
+	sizes[4] = attr.max_cqe;
+	ret = debugfs_dir(self->name, dir, sizeof(dir));
+	ASSERT_LE(0, ret);
+	stats = ret;
+	if (stats)
+		read_cq_stats(_metadata, dir, before);
+
+	for (i = 0; i < 5; i++) {
+		cq = ibv_create_cq(self->ctx, sizes[i], NULL, NULL, 0);
+		ASSERT_NE(NULL, cq) TH_LOG("cqe %d: %s", sizes[i],
+					   strerror(errno));
+		EXPECT_LE(sizes[i], cq->cqe);
+		EXPECT_TRUE(is_pow2(cq->cqe + 1)) TH_LOG("cqe %d", cq->cqe);
+		EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+		EXPECT_EQ(0, ibv_destroy_cq(cq));
+	}
+
+	/* Refused before they reach the firmware. */
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, attr.max_cqe + 1, NULL,
+				      NULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, 16, NULL, NULL,
+				      self->ctx->num_comp_vectors));
+	EXPECT_EQ(EINVAL, errno);
+
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	EXPECT_EQ(0, ibv_resize_cq(cq, 1000));
+	EXPECT_LE(1000, cq->cqe);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	EXPECT_EQ(0, ibv_resize_cq(cq, 8));
+	EXPECT_LE(8, cq->cqe);
+	EXPECT_GT(1000, cq->cqe);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	EXPECT_NE(0, ibv_resize_cq(cq, attr.max_cqe + 1));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+
+	ch = ibv_create_comp_channel(self->ctx);
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 64, NULL, ch, 0);
+	ASSERT_NE(NULL, cq);
+	EXPECT_EQ(0, ibv_req_notify_cq(cq, 0));
+	EXPECT_EQ(0, ibv_req_notify_cq(cq, 1));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
+
+	if (stats) {
+		read_cq_stats(_metadata, dir, after);
+		EXPECT_EQ(before[0].issued + 7, after[0].issued);
+		EXPECT_EQ(before[1].issued + 7, after[1].issued);
+		EXPECT_EQ(before[2].issued + 2, after[2].issued);
+		EXPECT_EQ(before[0].failed, after[0].failed);
+		EXPECT_EQ(before[1].failed, after[1].failed);
+		EXPECT_EQ(before[2].failed, after[2].failed);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce mmap: queue rings shared with userspace. Each ring is a vmalloc
+ * buffer published through an ib_core mmap entry; the offset/size pair
+ * handed to librxe (struct mminfo) is the entry's cookie. The entry owns
+ * the buffer: it is freed only when the object is destroyed and the last
+ * mapping is gone, so userspace never maps freed memory.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "sroce.h"
+
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+};
+
+static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct sroce_mmap_entry, rdma);
+}
+
+/**
+ * sroce_mmap_publish() - make a ring mappable by a user context
+ * @uctx: the user context
+ * @buf: vmalloc_user() buffer; owned by the entry on success
+ * @size: buffer size in bytes
+ * @mi: filled with the cookie librxe passes to mmap()
+ *
+ * Return: the entry (for sroce_mmap_unpublish()) or an ERR_PTR; on error
+ * the caller still owns @buf.
+ */
+struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
+						void *buf, size_t size,
+						struct mminfo *mi)
+{
+	struct sroce_mmap_entry *e;
+	int err;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	e->buf = buf;
+	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, PAGE_ALIGN(size));
+	if (err) {
+		kfree(e);
+		return ERR_PTR(err);
+	}
+	mi->offset = rdma_user_mmap_get_offset(&e->rdma);
+	mi->size = PAGE_ALIGN(size);
+	mi->pad = 0;
+	return &e->rdma;
+}
+
+/**
+ * sroce_mmap_unpublish() - the object is gone; free once unmapped
+ * @entry: from sroce_mmap_publish()
+ */
+void sroce_mmap_unpublish(struct rdma_user_mmap_entry *entry)
+{
+	rdma_user_mmap_entry_remove(entry);
+}
+
+/**
+ * sroce_mmap() - ib_device_ops.mmap: map a published ring
+ * @uctx: the user context
+ * @vma: the mapping requested
+ *
+ * Return: 0 or a negative errno (-EINVAL for an unknown cookie or a
+ * mapping larger than the ring).
+ */
+int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	int err;
+
+	entry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!entry) {
+		ibdev_dbg(uctx->device, "mmap: no ring at offset %#lx\n",
+			  vma->vm_pgoff << PAGE_SHIFT);
+		return -EINVAL;
+	}
+	/* Page references taken here keep the pages until munmap. */
+	err = remap_vmalloc_range(vma, to_smmap(entry)->buf, 0);
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}
+
+/**
+ * sroce_mmap_free() - ib_device_ops.mmap_free: last reference dropped
+ * @entry: the entry
+ */
+void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	struct sroce_mmap_entry *e = to_smmap(entry);
+
+	vfree(e->buf);
+	kfree(e);
+}
