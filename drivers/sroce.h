@@ -153,9 +153,38 @@ struct sroce_cq {
 	bool resizing;
 };
 
-/* Placeholder sized for ib_core; filled in with the datapath. */
+/**
+ * struct sroce_qp - queue pair
+ * @ibqp: the ib_core QP (qp_num is the firmware's QP number)
+ * @is_user: the rings are mapped by userspace, which produces into them
+ * @sq_sig_all: every send WQE generates a completion
+ * @cap: capacities as created
+ * @sq: send ring (rdma_rxe layout)
+ * @rq: receive ring
+ * @sq_mmap: mmap entry owning @sq (user QPs)
+ * @rq_mmap: mmap entry owning @rq (user QPs)
+ * @sq_log2_slots: log2 of the number of send slots
+ * @sq_log2_elem: log2 of the send slot size
+ * @rq_log2_slots: log2 of the number of receive slots
+ * @rq_log2_elem: log2 of the receive slot size
+ * @sq_lock: serializes kernel posters on the send ring
+ * @rq_lock: serializes kernel posters on the receive ring
+ */
 struct sroce_qp {
 	struct ib_qp ibqp;
+	bool is_user;
+	bool sq_sig_all;
+	struct ib_qp_cap cap;
+	struct sroce_ring_hdr *sq;
+	struct sroce_ring_hdr *rq;
+	struct rdma_user_mmap_entry *sq_mmap;
+	struct rdma_user_mmap_entry *rq_mmap;
+	u8 sq_log2_slots;
+	u8 sq_log2_elem;
+	u8 rq_log2_slots;
+	u8 rq_log2_elem;
+	spinlock_t sq_lock; /* protects the send ring's producer index */
+	spinlock_t rq_lock; /* protects the receive ring's producer index */
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -166,6 +195,11 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
 }
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
@@ -217,6 +251,15 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn);
 void sroce_handle_cq_event(struct sroce_dev *sdev, unsigned int type,
 			   const struct sroce_event_cq *ev);
+
+/* sroce_qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
 /* sroce_mmap.c */
 struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,

@@ -306,18 +306,11 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * Queue pairs and memory regions arrive with the packet engine. ib_core
- * requires these entry points, so until then creating either fails
- * cleanly with -EOPNOTSUPP, and the remaining ones can never be reached
- * because no such object exists.
+ * Memory regions and the send/receive path arrive with the packet engine.
+ * ib_core requires these entry points, so until then registering memory
+ * and posting work requests fail cleanly with -EOPNOTSUPP; dereg_mr can
+ * never be reached because no memory region exists.
  */
-static int sroce_create_qp(struct ib_qp *ibqp,
-			   struct ib_qp_init_attr *init_attr,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	return ERR_PTR(-EOPNOTSUPP);
@@ -328,17 +321,6 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
 }
 
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -391,6 +373,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,

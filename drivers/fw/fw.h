@@ -11,6 +11,7 @@
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -67,6 +68,55 @@ struct sroce_fw_cq {
 	struct rcu_head rcu;
 };
 
+/* Remote access rights a QP may grant (IB_ACCESS_* values). */
+#define SROCE_QP_ACCESS_ALL		0xf	/* LOCAL_WRITE..REMOTE_ATOMIC */
+
+/**
+ * struct sroce_fw_qp - queue pair context
+ * @qpn: QP number
+ * @type: SROCE_QPT_*
+ * @flags: SROCE_QP_F_*
+ * @pdn: protection domain
+ * @scq: send completion queue (holds a user count)
+ * @rcq: receive completion queue (holds a user count)
+ * @lock: protects @attr and the consumer indices
+ * @attr: state and attributes, as QUERY_QP reports them
+ * @sq: send ring
+ * @sq_mask: send slots minus one
+ * @sq_log2_elem: log2 of the send slot size
+ * @sq_cons: send consumer index
+ * @max_send_sge: SGEs a send WQE may carry
+ * @max_inline: inline bytes a send WQE may carry
+ * @rq: receive ring
+ * @rq_mask: receive slots minus one
+ * @rq_log2_elem: log2 of the receive slot size
+ * @rq_cons: receive consumer index
+ * @max_recv_sge: SGEs a receive WQE may carry
+ * @rcu: deferred free; the packet path looks QPs up under RCU
+ */
+struct sroce_fw_qp {
+	u32 qpn;
+	u8 type;
+	u8 flags;
+	u32 pdn;
+	struct sroce_fw_cq *scq;
+	struct sroce_fw_cq *rcq;
+	spinlock_t lock; /* protects attr, sq_cons, rq_cons */
+	struct sroce_qp_attr attr;
+	struct sroce_ring_hdr *sq;
+	u32 sq_mask;
+	u8 sq_log2_elem;
+	u32 sq_cons;
+	u8 max_send_sge;
+	u32 max_inline;
+	struct sroce_ring_hdr *rq;
+	u32 rq_mask;
+	u8 rq_log2_elem;
+	u32 rq_cons;
+	u8 max_recv_sge;
+	struct rcu_head rcu;
+};
+
 /**
  * struct sroce_fw_dev - one emulated NIC function
  * @node: entry in the list of functions with armed events, protected by
@@ -90,6 +140,7 @@ struct sroce_fw_cq {
  * @gids: the GID table, indexed like the driver's
  * @pds: allocated protection domain numbers
  * @cqs: completion queues by number
+ * @qps: queue pairs by number
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -117,6 +168,7 @@ struct sroce_fw_dev {
 
 	struct xarray pds;
 	struct xarray cqs;
+	struct xarray qps;
 };
 
 /* fw_main.c */
@@ -159,6 +211,17 @@ u16 sroce_fw_cmd_resize_cq(struct sroce_fw_dev *fw, const void *req,
 int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 		     const struct ib_uverbs_wc *wc, bool solicited);
 void sroce_fw_cqs_destroy(struct sroce_fw_dev *fw);
+
+/* fw_qp.c */
+u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_query_qp(struct sroce_fw_dev *fw, const void *req,
+			  void *resp);
+u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+void sroce_fw_qps_destroy(struct sroce_fw_dev *fw);
 
 /* fw_net.c */
 int sroce_fw_net_init(void);

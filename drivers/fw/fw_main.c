@@ -27,6 +27,10 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_CREATE_CQ] = sroce_fw_cmd_create_cq,
 	[SROCE_CMDI_DESTROY_CQ] = sroce_fw_cmd_destroy_cq,
 	[SROCE_CMDI_RESIZE_CQ] = sroce_fw_cmd_resize_cq,
+	[SROCE_CMDI_CREATE_QP] = sroce_fw_cmd_create_qp,
+	[SROCE_CMDI_MODIFY_QP] = sroce_fw_cmd_modify_qp,
+	[SROCE_CMDI_QUERY_QP] = sroce_fw_cmd_query_qp,
+	[SROCE_CMDI_DESTROY_QP] = sroce_fw_cmd_destroy_qp,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -181,6 +185,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	spin_lock_init(&fw->gid_lock);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->cqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&fw->qps, XA_FLAGS_ALLOC);
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
@@ -216,6 +221,8 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	cancel_work_sync(&fw->cmd_work);
 	cancel_work_sync(&fw->event_irq_work);
 	xa_destroy(&fw->pds);
+	/* QPs first: they hold user counts on the CQs. */
+	sroce_fw_qps_destroy(fw);
 	sroce_fw_cqs_destroy(fw);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	kfree(fw);

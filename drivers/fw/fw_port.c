@@ -186,6 +186,16 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->max_pd = cpu_to_le32(SROCE_FW_MAX_PD);
 	r->max_cq = cpu_to_le32(SROCE_FW_MAX_CQ);
 	r->max_cqe = cpu_to_le32(SROCE_FW_MAX_CQE);
+	r->max_qp = cpu_to_le32(SROCE_FW_MAX_QP);
+	r->max_qp_wr = cpu_to_le32(SROCE_FW_MAX_QP_WR);
+	r->max_send_sge = cpu_to_le32(SROCE_FW_MAX_SGE);
+	r->max_recv_sge = cpu_to_le32(SROCE_FW_MAX_SGE);
+	r->max_sge_rd = cpu_to_le32(SROCE_FW_MAX_SGE);
+	r->max_inline_data = cpu_to_le32(SROCE_FW_MAX_INLINE);
+	r->max_qp_rd_atom = cpu_to_le32(SROCE_FW_MAX_RD_ATOMIC);
+	r->max_qp_init_rd_atom = cpu_to_le32(SROCE_FW_MAX_RD_ATOMIC);
+	r->max_res_rd_atom = cpu_to_le32(SROCE_FW_MAX_RD_ATOMIC *
+					 SROCE_FW_MAX_QP);
 	r->max_pkeys = cpu_to_le32(1);
 	return SROCE_FW_OK;
 }

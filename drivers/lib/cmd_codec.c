@@ -37,6 +37,15 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_cq_req), 0 },
 	[SROCE_CMDI_RESIZE_CQ] = { SROCE_CMD_RESIZE_CQ, "RESIZE_CQ",
 		sizeof(struct sroce_resize_cq_req), 0 },
+	[SROCE_CMDI_CREATE_QP] = { SROCE_CMD_CREATE_QP, "CREATE_QP",
+		sizeof(struct sroce_create_qp_req),
+		sizeof(struct sroce_create_qp_resp) },
+	[SROCE_CMDI_MODIFY_QP] = { SROCE_CMD_MODIFY_QP, "MODIFY_QP",
+		sizeof(struct sroce_modify_qp_req), 0 },
+	[SROCE_CMDI_QUERY_QP] = { SROCE_CMD_QUERY_QP, "QUERY_QP",
+		sizeof(struct sroce_qp_req), sizeof(struct sroce_qp_attr) },
+	[SROCE_CMDI_DESTROY_QP] = { SROCE_CMD_DESTROY_QP, "DESTROY_QP",
+		sizeof(struct sroce_qp_req), 0 },
 };
 
 /**

@@ -30,6 +30,13 @@
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
 #define SROCE_FW_MAX_CQE		32767
+#define SROCE_FW_MAX_QP			0x10000
+#define SROCE_FW_MIN_QPN		16	/* lower numbers are reserved */
+#define SROCE_FW_GSI_QPN		1
+#define SROCE_FW_MAX_QP_WR		16383
+#define SROCE_FW_MAX_SGE		32
+#define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
+#define SROCE_FW_MAX_RD_ATOMIC		128
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
 
@@ -49,7 +56,7 @@ enum sroce_fw_vector {
 /*
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
- * 0x03xx completion queues.
+ * 0x03xx completion queues, 0x04xx queue pairs.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -62,6 +69,10 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_CREATE_CQ = 0x0301,
 	SROCE_CMD_DESTROY_CQ = 0x0302,
 	SROCE_CMD_RESIZE_CQ = 0x0303,
+	SROCE_CMD_CREATE_QP = 0x0401,
+	SROCE_CMD_MODIFY_QP = 0x0402,
+	SROCE_CMD_QUERY_QP = 0x0403,
+	SROCE_CMD_DESTROY_QP = 0x0404,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -76,6 +87,10 @@ enum sroce_cmd_index {
 	SROCE_CMDI_CREATE_CQ,
 	SROCE_CMDI_DESTROY_CQ,
 	SROCE_CMDI_RESIZE_CQ,
+	SROCE_CMDI_CREATE_QP,
+	SROCE_CMDI_MODIFY_QP,
+	SROCE_CMDI_QUERY_QP,
+	SROCE_CMDI_DESTROY_QP,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -298,6 +313,98 @@ struct sroce_resize_cq_req {
 #define SROCE_CQ_ARM_SOLICITED		1
 #define SROCE_CQ_ARM_NEXT		2
 
+/*
+ * Queue pairs. Send and receive rings hold struct rxe_send_wqe and struct
+ * rxe_recv_wqe slots (rdma_rxe user ABI); the firmware consumes them and
+ * keeps its own consumer indices. Numbers in qp_type, states and attribute
+ * masks are those of the IBA (and of the kernel's ib_verbs.h), see
+ * drivers/lib/qp_state.h.
+ */
+#define SROCE_QP_F_SIG_ALL		0x1	/* every send WQE completes */
+#define SROCE_QP_F_USER			0x2	/* rings are mapped to userspace */
+
+struct sroce_create_qp_req {
+	__le64 sq_addr;
+	__le64 rq_addr;			/* 0 when receives come from an SRQ */
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 srqn;			/* 0: none */
+	__le32 max_inline;
+	__u8 qp_type;
+	__u8 flags;			/* SROCE_QP_F_* */
+	__u8 sq_log2_slots;
+	__u8 sq_log2_elem;
+	__u8 rq_log2_slots;
+	__u8 rq_log2_elem;
+	__u8 max_send_sge;
+	__u8 max_recv_sge;
+	__u8 port;
+	__u8 rsvd[7];
+};
+
+struct sroce_create_qp_resp {
+	__le32 qpn;
+	__u8 rsvd[4];
+};
+
+/* How a packet reaches the peer: RoCE v1 (GRH), v2 over IPv4 or IPv6. */
+enum sroce_net_type {
+	SROCE_NET_ROCE_V1 = 1,
+	SROCE_NET_IPV4 = 2,
+	SROCE_NET_IPV6 = 3,
+};
+
+/* Address vector, resolved by the driver from ib_core's attributes. */
+struct sroce_av {
+	__u8 dgid[SROCE_GID_LEN];
+	__u8 dmac[6];
+	__le16 vlan_id;			/* SROCE_VLAN_NONE when untagged */
+	__le32 flow_label;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sl;
+	__u8 net_type;			/* enum sroce_net_type */
+	__u8 rsvd[3];
+};
+
+/* Queue pair attributes, as set by MODIFY_QP and read by QUERY_QP. */
+struct sroce_qp_attr {
+	__u8 state;
+	__u8 cur_state;
+	__u8 port;
+	__u8 path_mtu;			/* IB MTU code */
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 min_rnr_timer;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 sq_draining;
+	__u8 en_sqd_async_notify;
+	__le16 pkey_index;
+	__le16 rsvd;
+	__le32 qkey;
+	__le32 dest_qpn;
+	__le32 sq_psn;
+	__le32 rq_psn;
+	__le32 access_flags;		/* IB_ACCESS_REMOTE_* bits */
+	struct sroce_av av;
+};
+
+struct sroce_modify_qp_req {
+	__le32 qpn;
+	__le32 attr_mask;		/* which fields of attr apply */
+	struct sroce_qp_attr attr;
+};
+
+/* SROCE_CMD_QUERY_QP and SROCE_CMD_DESTROY_QP */
+struct sroce_qp_req {
+	__le32 qpn;
+	__u8 rsvd[4];
+};
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
@@ -354,6 +461,12 @@ SROCE_ABI_ASSERT_SIZE(sroce_create_cq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_cq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_cq_req, 16);
 SROCE_ABI_ASSERT_SIZE(sroce_event_cq, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_create_qp_req, 56);
+SROCE_ABI_ASSERT_SIZE(sroce_create_qp_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_av, 36);
+SROCE_ABI_ASSERT_SIZE(sroce_qp_attr, 72);
+SROCE_ABI_ASSERT_SIZE(sroce_modify_qp_req, 80);
+SROCE_ABI_ASSERT_SIZE(sroce_qp_req, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

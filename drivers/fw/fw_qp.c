@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce firmware: queue pair contexts. CREATE_QP binds a QP to its PD,
+ * CQs and rings; MODIFY_QP runs the IBA state machine (the transition and
+ * attribute rules are the table in drivers/lib/qp_state.c) and validates
+ * every attribute; QUERY_QP reads them back; DESTROY_QP releases the QP.
+ */
+#include <linux/slab.h>
+
+#include "fw.h"
+#include "lib/qp_state.h"
+
+/* Send and receive slot sizes the rings must provide. */
+static bool sroce_fw_qp_rings_ok(const struct sroce_create_qp_req *q,
+				 bool has_rq)
+{
+	u32 max_inline = le32_to_cpu(q->max_inline);
+	size_t send_room = max_t(size_t,
+				 q->max_send_sge * sizeof(struct rxe_sge),
+				 max_inline);
+
+	if (!q->sq_addr || !q->sq_log2_slots ||
+	    (1U << q->sq_log2_slots) > SROCE_FW_MAX_QP_WR + 1 ||
+	    q->sq_log2_elem > 16 ||
+	    sizeof(struct rxe_send_wqe) + send_room > (1U << q->sq_log2_elem) ||
+	    q->max_send_sge > SROCE_FW_MAX_SGE ||
+	    max_inline > SROCE_FW_MAX_INLINE)
+		return false;
+	if (!has_rq)
+		return !q->rq_addr;
+	return q->rq_addr && q->rq_log2_slots &&
+	       (1U << q->rq_log2_slots) <= SROCE_FW_MAX_QP_WR + 1 &&
+	       q->rq_log2_elem <= 16 && q->max_recv_sge <= SROCE_FW_MAX_SGE &&
+	       sizeof(struct rxe_recv_wqe) +
+	       q->max_recv_sge * sizeof(struct rxe_sge) <=
+	       (1U << q->rq_log2_elem);
+}
+
+static struct sroce_fw_cq *sroce_fw_qp_get_cq(struct sroce_fw_dev *fw,
+					      u32 cqn)
+{
+	struct sroce_fw_cq *cq;
+
+	/* The command processor is the only one creating or destroying CQs. */
+	cq = xa_load(&fw->cqs, cqn);
+	if (cq)
+		atomic_inc(&cq->users);
+	return cq;
+}
+
+static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
+{
+	atomic_dec(&qp->scq->users);
+	atomic_dec(&qp->rcq->users);
+	kfree_rcu(qp, rcu);
+}
+
+/**
+ * sroce_fw_cmd_create_qp() - CREATE_QP: a queue pair in the RESET state
+ * @fw: the function
+ * @req: struct sroce_create_qp_req
+ * @resp: struct sroce_create_qp_resp
+ *
+ * Return: enum sroce_fw_status.
+ */
+u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
+			   void *resp)
+{
+	const struct sroce_create_qp_req *q = req;
+	struct sroce_create_qp_resp *r = resp;
+	struct sroce_fw_qp *qp;
+	u32 qpn;
+	int err;
+
+	switch (q->qp_type) {
+	case SROCE_QPT_GSI:
+	case SROCE_QPT_RC:
+	case SROCE_QPT_UC:
+	case SROCE_QPT_UD:
+		break;
+	default:
+		return SROCE_FW_ERR_BAD_PARAM;
+	}
+	/* Shared receive queues are not implemented by this firmware yet. */
+	if (q->port != 1 || q->srqn ||
+	    (q->flags & ~(SROCE_QP_F_SIG_ALL | SROCE_QP_F_USER)) ||
+	    !sroce_fw_qp_rings_ok(q, true))
+		return SROCE_FW_ERR_BAD_PARAM;
+	if (!xa_load(&fw->pds, le32_to_cpu(q->pdn)))
+		return SROCE_FW_ERR_NOT_FOUND;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return SROCE_FW_ERR_NO_RESOURCES;
+	spin_lock_init(&qp->lock);
+	qp->type = q->qp_type;
+	qp->flags = q->flags;
+	qp->pdn = le32_to_cpu(q->pdn);
+	qp->sq = (struct sroce_ring_hdr *)(uintptr_t)le64_to_cpu(q->sq_addr);
+	qp->sq_mask = (1U << q->sq_log2_slots) - 1;
+	qp->sq_log2_elem = q->sq_log2_elem;
+	qp->max_send_sge = q->max_send_sge;
+	qp->max_inline = le32_to_cpu(q->max_inline);
+	qp->rq = (struct sroce_ring_hdr *)(uintptr_t)le64_to_cpu(q->rq_addr);
+	qp->rq_mask = (1U << q->rq_log2_slots) - 1;
+	qp->rq_log2_elem = q->rq_log2_elem;
+	qp->max_recv_sge = q->max_recv_sge;
+	qp->attr.state = SROCE_QPS_RESET;
+	qp->attr.port = 1;
+
+	qp->scq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->send_cqn));
+	qp->rcq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->recv_cqn));
+	if (!qp->scq || !qp->rcq) {
+		if (qp->scq)
+			atomic_dec(&qp->scq->users);
+		if (qp->rcq)
+			atomic_dec(&qp->rcq->users);
+		kfree(qp);
+		return SROCE_FW_ERR_NOT_FOUND;
+	}
+
+	if (qp->type == SROCE_QPT_GSI) {
+		qpn = SROCE_FW_GSI_QPN;
+		err = xa_insert(&fw->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc(&fw->qps, &qpn, qp,
+			       XA_LIMIT(SROCE_FW_MIN_QPN,
+					SROCE_FW_MIN_QPN + SROCE_FW_MAX_QP - 1),
+			       GFP_KERNEL);
+	}
+	if (err) {
+		atomic_dec(&qp->scq->users);
+		atomic_dec(&qp->rcq->users);
+		kfree(qp);
+		return err == -EBUSY && qp->type == SROCE_QPT_GSI ?
+		       SROCE_FW_ERR_BUSY : SROCE_FW_ERR_NO_RESOURCES;
+	}
+	qp->qpn = qpn;
+	r->qpn = cpu_to_le32(qpn);
+	return SROCE_FW_OK;
+}
+
+/* Check the address vector against the GID table. */
+static u16 sroce_fw_qp_check_av(struct sroce_fw_dev *fw,
+				const struct sroce_av *av)
+{
+	struct sroce_fw_gid *e;
+	u16 status = SROCE_FW_OK;
+	u8 want;
+
+	if (av->sgid_index >= SROCE_FW_GID_TABLE_LEN ||
+	    sroce_gid_is_zero(av->dgid))
+		return SROCE_FW_ERR_BAD_PARAM;
+
+	spin_lock(&fw->gid_lock);
+	e = &fw->gids[av->sgid_index];
+	if (!e->valid) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+	} else {
+		if (e->type == SROCE_GID_ROCE_V1)
+			want = SROCE_NET_ROCE_V1;
+		else if (sroce_gid_is_v4mapped(e->gid))
+			want = SROCE_NET_IPV4;
+		else
+			want = SROCE_NET_IPV6;
+		if (av->net_type != want ||
+		    (want == SROCE_NET_IPV4 && !sroce_gid_is_v4mapped(av->dgid)))
+			status = SROCE_FW_ERR_BAD_PARAM;
+	}
+	spin_unlock(&fw->gid_lock);
+	return status;
+}
+
+/* Range checks of the attributes @mask asks to set. */
+static u16 sroce_fw_qp_check_attr(struct sroce_fw_dev *fw, u32 mask,
+				  const struct sroce_qp_attr *a)
+{
+	if (((mask & SROCE_QPA_PORT) && a->port != 1) ||
+	    ((mask & SROCE_QPA_PKEY_INDEX) && le16_to_cpu(a->pkey_index)) ||
+	    ((mask & SROCE_QPA_PATH_MTU) &&
+	     !sroce_ib_mtu_bytes(a->path_mtu)) ||
+	    ((mask & SROCE_QPA_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & SROCE_QPA_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((mask & SROCE_QPA_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((mask & SROCE_QPA_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+	    ((mask & SROCE_QPA_MAX_QP_RD_ATOMIC) &&
+	     a->max_rd_atomic > SROCE_FW_MAX_RD_ATOMIC) ||
+	    ((mask & SROCE_QPA_MAX_DEST_RD_ATOMIC) &&
+	     a->max_dest_rd_atomic > SROCE_FW_MAX_RD_ATOMIC) ||
+	    ((mask & SROCE_QPA_DEST_QPN) &&
+	     le32_to_cpu(a->dest_qpn) > 0xffffff) ||
+	    ((mask & SROCE_QPA_ACCESS_FLAGS) &&
+	     (le32_to_cpu(a->access_flags) & ~SROCE_QP_ACCESS_ALL)))
+		return SROCE_FW_ERR_BAD_PARAM;
+	if (mask & SROCE_QPA_AV)
+		return sroce_fw_qp_check_av(fw, &a->av);
+	return SROCE_FW_OK;
+}
+
+/* Copy the attributes @mask selects; caller holds qp->lock. */
+static void sroce_fw_qp_apply(struct sroce_fw_qp *qp, u32 mask,
+			      const struct sroce_qp_attr *a)
+{
+	struct sroce_qp_attr *cur = &qp->attr;
+
+	if (mask & SROCE_QPA_EN_SQD_ASYNC_NOTIFY)
+		cur->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & SROCE_QPA_ACCESS_FLAGS)
+		cur->access_flags = a->access_flags;
+	if (mask & SROCE_QPA_PKEY_INDEX)
+		cur->pkey_index = a->pkey_index;
+	if (mask & SROCE_QPA_QKEY)
+		cur->qkey = a->qkey;
+	if (mask & SROCE_QPA_AV)
+		cur->av = a->av;
+	if (mask & SROCE_QPA_PATH_MTU)
+		cur->path_mtu = a->path_mtu;
+	if (mask & SROCE_QPA_TIMEOUT)
+		cur->timeout = a->timeout;
+	if (mask & SROCE_QPA_RETRY_CNT)
+		cur->retry_cnt = a->retry_cnt;
+	if (mask & SROCE_QPA_RNR_RETRY)
+		cur->rnr_retry = a->rnr_retry;
+	if (mask & SROCE_QPA_RQ_PSN)
+		cur->rq_psn = cpu_to_le32(le32_to_cpu(a->rq_psn) & 0xffffff);
+	if (mask & SROCE_QPA_MAX_QP_RD_ATOMIC)
+		cur->max_rd_atomic = a->max_rd_atomic;
+	if (mask & SROCE_QPA_MIN_RNR_TIMER)
+		cur->min_rnr_timer = a->min_rnr_timer;
+	if (mask & SROCE_QPA_SQ_PSN)
+		cur->sq_psn = cpu_to_le32(le32_to_cpu(a->sq_psn) & 0xffffff);
+	if (mask & SROCE_QPA_MAX_DEST_RD_ATOMIC)
+		cur->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & SROCE_QPA_DEST_QPN)
+		cur->dest_qpn = a->dest_qpn;
+}
+
+/* Back to RESET: the rings start over, empty. Caller holds qp->lock. */
+static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
+{
+	qp->sq_cons = 0;
+	qp->rq_cons = 0;
+	WRITE_ONCE(qp->sq->producer_index, 0);
+	WRITE_ONCE(qp->sq->consumer_index, 0);
+	WRITE_ONCE(qp->rq->producer_index, 0);
+	WRITE_ONCE(qp->rq->consumer_index, 0);
+}
+
+/**
+ * sroce_fw_cmd_modify_qp() - MODIFY_QP: change state and attributes
+ * @fw: the function
+ * @req: struct sroce_modify_qp_req
+ * @resp: unused
+ *
+ * Return: enum sroce_fw_status: BAD_PARAM for an illegal transition, a
+ * stale current state, or missing, unexpected or out-of-range attributes.
+ */
+u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
+			   void *resp)
+{
+	const struct sroce_modify_qp_req *q = req;
+	u32 mask = le32_to_cpu(q->attr_mask);
+	u32 missing = 0, extra = 0;
+	struct sroce_fw_qp *qp;
+	unsigned int cur, next;
+	u16 status;
+
+	qp = xa_load(&fw->qps, le32_to_cpu(q->qpn));
+	if (!qp)
+		return SROCE_FW_ERR_NOT_FOUND;
+
+	spin_lock_bh(&qp->lock);
+	cur = qp->attr.state;
+	if ((mask & SROCE_QPA_CUR_STATE) && q->attr.cur_state != cur &&
+	    !(cur == SROCE_QPS_SQE || cur == SROCE_QPS_RTS)) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+		goto out_unlock;
+	}
+	next = mask & SROCE_QPA_STATE ? q->attr.state : cur;
+	if (sroce_qp_modify_check(qp->type, cur, next, mask, &missing,
+				  &extra)) {
+		pr_debug("sroce_fw: QP %u %s->%s refused: missing %#x extra %#x\n",
+			 qp->qpn, sroce_qp_state_name(cur),
+			 sroce_qp_state_name(next), missing, extra);
+		/* Consumers expect EINVAL for any refused modification. */
+		status = SROCE_FW_ERR_BAD_PARAM;
+		goto out_unlock;
+	}
+	status = sroce_fw_qp_check_attr(fw, mask, &q->attr);
+	if (status)
+		goto out_unlock;
+
+	sroce_fw_qp_apply(qp, mask, &q->attr);
+	if (next == SROCE_QPS_RESET && cur != SROCE_QPS_RESET)
+		sroce_fw_qp_reset(qp);
+	qp->attr.state = next;
+out_unlock:
+	spin_unlock_bh(&qp->lock);
+	return status;
+}
+
+/**
+ * sroce_fw_cmd_query_qp() - QUERY_QP: read state and attributes
+ * @fw: the function
+ * @req: struct sroce_qp_req
+ * @resp: struct sroce_qp_attr
+ *
+ * Return: enum sroce_fw_status.
+ */
+u16 sroce_fw_cmd_query_qp(struct sroce_fw_dev *fw, const void *req,
+			  void *resp)
+{
+	const struct sroce_qp_req *q = req;
+	struct sroce_qp_attr *r = resp;
+	struct sroce_fw_qp *qp;
+
+	qp = xa_load(&fw->qps, le32_to_cpu(q->qpn));
+	if (!qp)
+		return SROCE_FW_ERR_NOT_FOUND;
+	spin_lock_bh(&qp->lock);
+	*r = qp->attr;
+	r->cur_state = qp->attr.state;
+	spin_unlock_bh(&qp->lock);
+	return SROCE_FW_OK;
+}
+
+/**
+ * sroce_fw_cmd_destroy_qp() - DESTROY_QP: release a queue pair
+ * @fw: the function
+ * @req: struct sroce_qp_req
+ * @resp: unused
+ *
+ * Return: enum sroce_fw_status.
+ */
+u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
+			    void *resp)
+{
+	const struct sroce_qp_req *q = req;
+	struct sroce_fw_qp *qp;
+
+	qp = xa_erase(&fw->qps, le32_to_cpu(q->qpn));
+	if (!qp)
+		return SROCE_FW_ERR_NOT_FOUND;
+	sroce_fw_qp_free(qp);
+	return SROCE_FW_OK;
+}
+
+/**
+ * sroce_fw_qps_destroy() - free every QP left at detach
+ * @fw: the function
+ */
+void sroce_fw_qps_destroy(struct sroce_fw_dev *fw)
+{
+	struct sroce_fw_qp *qp;
+	unsigned long qpn;
+
+	xa_for_each(&fw->qps, qpn, qp) {
+		xa_erase(&fw->qps, qpn);
+		sroce_fw_qp_free(qp);
+	}
+	xa_destroy(&fw->qps);
+}

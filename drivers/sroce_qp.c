@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce queue pairs, driver side: ring allocation (rdma_rxe layout, mapped
+ * to userspace for user QPs), translation of ib_core's attributes into
+ * the firmware's, and the create/modify/query/destroy verbs. The state
+ * machine and every attribute check live in the firmware.
+ */
+#include <linux/if_vlan.h>
+#include <linux/log2.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_cache.h>
+
+#include "sroce.h"
+#include "lib/qp_state.h"
+#include "lib/ring.h"
+
+static_assert((int)SROCE_QPT_GSI == (int)IB_QPT_GSI);
+static_assert((int)SROCE_QPT_RC == (int)IB_QPT_RC);
+static_assert((int)SROCE_QPT_UC == (int)IB_QPT_UC);
+static_assert((int)SROCE_QPT_UD == (int)IB_QPT_UD);
+static_assert((int)SROCE_QPS_RESET == (int)IB_QPS_RESET);
+static_assert((int)SROCE_QPS_ERR == (int)IB_QPS_ERR);
+static_assert((int)SROCE_QPA_STATE == (int)IB_QP_STATE);
+static_assert((int)SROCE_QPA_AV == (int)IB_QP_AV);
+static_assert((int)SROCE_QPA_DEST_QPN == (int)IB_QP_DEST_QPN);
+static_assert((int)SROCE_QPA_RATE_LIMIT == (int)IB_QP_RATE_LIMIT);
+
+/* Attributes this device lets a consumer set. */
+#define SROCE_QPA_SUPPORTED (SROCE_QPA_STATE | SROCE_QPA_CUR_STATE |	\
+	SROCE_QPA_EN_SQD_ASYNC_NOTIFY | SROCE_QPA_ACCESS_FLAGS |	\
+	SROCE_QPA_PKEY_INDEX | SROCE_QPA_PORT | SROCE_QPA_QKEY |	\
+	SROCE_QPA_AV | SROCE_QPA_PATH_MTU | SROCE_QPA_TIMEOUT |		\
+	SROCE_QPA_RETRY_CNT | SROCE_QPA_RNR_RETRY | SROCE_QPA_RQ_PSN |	\
+	SROCE_QPA_MAX_QP_RD_ATOMIC | SROCE_QPA_MIN_RNR_TIMER |		\
+	SROCE_QPA_SQ_PSN | SROCE_QPA_MAX_DEST_RD_ATOMIC | SROCE_QPA_DEST_QPN)
+
+/* A ring of at least @entries usable slots (one always stays free). */
+static unsigned int sroce_qp_log2_slots(u32 entries)
+{
+	return max_t(unsigned int, 1, order_base_2(entries + 1));
+}
+
+static struct sroce_ring_hdr *sroce_qp_ring_alloc(bool user,
+						  unsigned int log2_slots,
+						  unsigned int log2_elem,
+						  size_t *size)
+{
+	struct sroce_ring_hdr *ring;
+
+	*size = sroce_ring_bytes(log2_slots, log2_elem);
+	ring = user ? vmalloc_user(*size) : vzalloc(*size);
+	if (ring) {
+		ring->log2_elem_size = log2_elem;
+		ring->index_mask = BIT(log2_slots) - 1;
+	}
+	return ring;
+}
+
+/* Sizes the rings; updates @cap to what the QP really provides. */
+static int sroce_qp_size(struct sroce_dev *sdev, struct sroce_qp *qp,
+			 struct ib_qp_cap *cap)
+{
+	u32 max_wr = le32_to_cpu(sdev->caps.max_qp_wr);
+	size_t room;
+
+	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
+	    cap->max_send_sge > SROCE_FW_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_FW_MAX_SGE ||
+	    cap->max_inline_data > SROCE_FW_MAX_INLINE)
+		return -EINVAL;
+
+	/* Inline data and the SGE list share the space after the WQE. */
+	room = max_t(size_t, cap->max_send_sge * sizeof(struct rxe_sge),
+		     cap->max_inline_data);
+	cap->max_send_sge = room / sizeof(struct rxe_sge);
+	cap->max_inline_data = room;
+	qp->sq_log2_elem = order_base_2(sizeof(struct rxe_send_wqe) + room);
+	qp->sq_log2_slots = sroce_qp_log2_slots(cap->max_send_wr);
+	cap->max_send_wr = BIT(qp->sq_log2_slots) - 1;
+
+	qp->rq_log2_elem = order_base_2(sizeof(struct rxe_recv_wqe) +
+					cap->max_recv_sge *
+					sizeof(struct rxe_sge));
+	qp->rq_log2_slots = sroce_qp_log2_slots(cap->max_recv_wr);
+	cap->max_recv_wr = BIT(qp->rq_log2_slots) - 1;
+	qp->cap = *cap;
+	return 0;
+}
+
+static void sroce_qp_free_rings(struct sroce_qp *qp)
+{
+	if (qp->sq_mmap)
+		sroce_mmap_unpublish(qp->sq_mmap);
+	else
+		vfree(qp->sq);
+	if (qp->rq_mmap)
+		sroce_mmap_unpublish(qp->rq_mmap);
+	else
+		vfree(qp->rq);
+}
+
+static void sroce_qp_destroy_fw(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp_req req = { .qpn = cpu_to_le32(qpn) };
+	int err;
+
+	err = sroce_cmd_exec(sdev, SROCE_CMD_DESTROY_QP, &req, sizeof(req),
+			     NULL, 0);
+	if (err)
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "QP %u: DESTROY_QP failed: %d\n", qpn,
+				      err);
+}
+
+/* Map the rings for userspace and tell librxe where they are. */
+static int sroce_qp_publish(struct sroce_qp *qp, struct ib_udata *udata,
+			    size_t sq_size, size_t rq_size)
+{
+	struct ib_ucontext *uctx = sroce_udata_ucontext(udata);
+	struct rxe_create_qp_resp resp = {};
+	struct rdma_user_mmap_entry *e;
+
+	e = sroce_mmap_publish(uctx, qp->sq, sq_size, &resp.sq_mi);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	qp->sq_mmap = e;
+	e = sroce_mmap_publish(uctx, qp->rq, rq_size, &resp.rq_mi);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	qp->rq_mmap = e;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/**
+ * sroce_create_qp() - ib_device_ops.create_qp
+ * @ibqp: the QP allocated by ib_core
+ * @init: requested type, CQs and capacities; @init->cap is updated
+ * @udata: librxe's response buffer for user QPs, NULL for kernel QPs
+ *
+ * Return: 0; -EOPNOTSUPP for QP types, flags or SRQs this device does not
+ * support; -EINVAL for capacities out of range; another negative errno.
+ */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_req req = {};
+	struct sroce_create_qp_resp resp;
+	size_t sq_size, rq_size;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_GSI:
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags || init->srq)
+		return -EOPNOTSUPP;
+	if (udata && (udata->inlen ||
+		      udata->outlen < sizeof(struct rxe_create_qp_resp)))
+		return -EINVAL;
+	err = sroce_qp_size(sdev, qp, &init->cap);
+	if (err)
+		return err;
+
+	qp->is_user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->sq = sroce_qp_ring_alloc(qp->is_user, qp->sq_log2_slots,
+				     qp->sq_log2_elem, &sq_size);
+	qp->rq = sroce_qp_ring_alloc(qp->is_user, qp->rq_log2_slots,
+				     qp->rq_log2_elem, &rq_size);
+	if (!qp->sq || !qp->rq) {
+		err = -ENOMEM;
+		goto err_free_rings;
+	}
+
+	req.sq_addr = cpu_to_le64((uintptr_t)qp->sq);
+	req.rq_addr = cpu_to_le64((uintptr_t)qp->rq);
+	req.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
+	req.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
+	req.recv_cqn = cpu_to_le32(to_scq(init->recv_cq)->cqn);
+	req.max_inline = cpu_to_le32(init->cap.max_inline_data);
+	req.qp_type = init->qp_type;
+	req.flags = (init->sq_sig_type == IB_SIGNAL_ALL_WR ?
+		     SROCE_QP_F_SIG_ALL : 0) |
+		    (qp->is_user ? SROCE_QP_F_USER : 0);
+	req.sq_log2_slots = qp->sq_log2_slots;
+	req.sq_log2_elem = qp->sq_log2_elem;
+	req.rq_log2_slots = qp->rq_log2_slots;
+	req.rq_log2_elem = qp->rq_log2_elem;
+	req.max_send_sge = init->cap.max_send_sge;
+	req.max_recv_sge = init->cap.max_recv_sge;
+	req.port = 1;
+	err = sroce_cmd_exec(sdev, SROCE_CMD_CREATE_QP, &req, sizeof(req),
+			     &resp, sizeof(resp));
+	if (err)
+		goto err_free_rings;
+	ibqp->qp_num = le32_to_cpu(resp.qpn);
+
+	if (qp->is_user) {
+		err = sroce_qp_publish(qp, udata, sq_size, rq_size);
+		if (err)
+			goto err_destroy_qp;
+	}
+	err = xa_insert(&sdev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy_qp;
+	return 0;
+
+err_destroy_qp:
+	sroce_qp_destroy_fw(sdev, ibqp->qp_num);
+err_free_rings:
+	sroce_qp_free_rings(qp);
+	return err;
+}
+
+static int sroce_qp_av_from_ah(const struct rdma_ah_attr *ah,
+			       struct sroce_av *av)
+{
+	const struct ib_global_route *grh;
+	u16 vlan_id;
+	u8 smac[ETH_ALEN];
+	int err;
+
+	/* RoCE addresses are always global. */
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	if (!grh->sgid_attr)
+		return -EINVAL;
+
+	switch (rdma_gid_attr_network_type(grh->sgid_attr)) {
+	case RDMA_NETWORK_ROCE_V1:
+		av->net_type = SROCE_NET_ROCE_V1;
+		break;
+	case RDMA_NETWORK_IPV4:
+		av->net_type = SROCE_NET_IPV4;
+		break;
+	case RDMA_NETWORK_IPV6:
+		av->net_type = SROCE_NET_IPV6;
+		break;
+	default:
+		return -EINVAL;
+	}
+	err = rdma_read_gid_l2_fields(grh->sgid_attr, &vlan_id, smac);
+	if (err)
+		return err;
+	av->vlan_id = cpu_to_le16(vlan_id < VLAN_N_VID ? vlan_id :
+				  SROCE_VLAN_NONE);
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	memcpy(av->dmac, ah->roce.dmac, sizeof(av->dmac));
+	av->flow_label = cpu_to_le32(grh->flow_label);
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->sl = rdma_ah_get_sl(ah);
+	return 0;
+}
+
+/**
+ * sroce_modify_qp() - ib_device_ops.modify_qp
+ * @ibqp: the QP
+ * @attr: new attributes
+ * @mask: IB_QP_* bits of @attr that apply
+ * @udata: unused by librxe
+ *
+ * Return: 0, -EOPNOTSUPP for attributes this device does not support,
+ * -EINVAL for an illegal transition or bad attributes.
+ */
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_modify_qp_req req = {
+		.qpn = cpu_to_le32(ibqp->qp_num),
+		.attr_mask = cpu_to_le32(mask),
+	};
+	struct sroce_qp_attr *a = &req.attr;
+	int err;
+
+	if (mask & ~SROCE_QPA_SUPPORTED)
+		return -EOPNOTSUPP;
+
+	a->state = attr->qp_state;
+	a->cur_state = attr->cur_qp_state;
+	a->port = attr->port_num;
+	a->path_mtu = attr->path_mtu;
+	a->timeout = attr->timeout;
+	a->retry_cnt = attr->retry_cnt;
+	a->rnr_retry = attr->rnr_retry;
+	a->min_rnr_timer = attr->min_rnr_timer;
+	a->max_rd_atomic = attr->max_rd_atomic;
+	a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	a->pkey_index = cpu_to_le16(attr->pkey_index);
+	a->qkey = cpu_to_le32(attr->qkey);
+	a->dest_qpn = cpu_to_le32(attr->dest_qp_num);
+	a->sq_psn = cpu_to_le32(attr->sq_psn);
+	a->rq_psn = cpu_to_le32(attr->rq_psn);
+	a->access_flags = cpu_to_le32(attr->qp_access_flags);
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_av_from_ah(&attr->ah_attr, &a->av);
+		if (err)
+			return err;
+	}
+
+	err = sroce_cmd_exec(sdev, SROCE_CMD_MODIFY_QP, &req, sizeof(req),
+			     NULL, 0);
+	if (err)
+		ibdev_dbg(&sdev->ibdev, "QP %u: modify (mask %#x) refused: %d\n",
+			  ibqp->qp_num, mask, err);
+	return err;
+}
+
+/**
+ * sroce_query_qp() - ib_device_ops.query_qp
+ * @ibqp: the QP
+ * @attr: filled with the current attributes
+ * @mask: attributes asked for (all are returned)
+ * @init: filled with the creation attributes
+ *
+ * Return: 0 or a negative errno.
+ */
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp_req req = { .qpn = cpu_to_le32(ibqp->qp_num) };
+	struct sroce_qp_attr a;
+	int err;
+
+	err = sroce_cmd_exec(sdev, SROCE_CMD_QUERY_QP, &req, sizeof(req),
+			     &a, sizeof(a));
+	if (err)
+		return err;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = a.state;
+	attr->cur_qp_state = a.cur_state;
+	attr->path_mtu = a.path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = le32_to_cpu(a.qkey);
+	attr->rq_psn = le32_to_cpu(a.rq_psn);
+	attr->sq_psn = le32_to_cpu(a.sq_psn);
+	attr->dest_qp_num = le32_to_cpu(a.dest_qpn);
+	attr->qp_access_flags = le32_to_cpu(a.access_flags);
+	attr->cap = qp->cap;
+	attr->pkey_index = le16_to_cpu(a.pkey_index);
+	attr->en_sqd_async_notify = a.en_sqd_async_notify;
+	attr->sq_draining = a.sq_draining;
+	attr->max_rd_atomic = a.max_rd_atomic;
+	attr->max_dest_rd_atomic = a.max_dest_rd_atomic;
+	attr->min_rnr_timer = a.min_rnr_timer;
+	attr->port_num = a.port;
+	attr->timeout = a.timeout;
+	attr->retry_cnt = a.retry_cnt;
+	attr->rnr_retry = a.rnr_retry;
+
+	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr->ah_attr, 1);
+	if (!sroce_gid_is_zero(a.av.dgid)) {
+		rdma_ah_set_grh(&attr->ah_attr, NULL,
+				le32_to_cpu(a.av.flow_label),
+				a.av.sgid_index, a.av.hop_limit,
+				a.av.traffic_class);
+		memcpy(attr->ah_attr.grh.dgid.raw, a.av.dgid,
+		       sizeof(a.av.dgid));
+		rdma_ah_set_sl(&attr->ah_attr, a.av.sl);
+		memcpy(attr->ah_attr.roce.dmac, a.av.dmac, ETH_ALEN);
+	}
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/**
+ * sroce_destroy_qp() - ib_device_ops.destroy_qp
+ * @ibqp: the QP
+ * @udata: unused
+ *
+ * Return: 0.
+ */
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	sroce_qp_destroy_fw(sdev, ibqp->qp_num);
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	sroce_qp_free_rings(qp);
+	return 0;
+}
