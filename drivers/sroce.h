@@ -169,6 +169,8 @@ struct sroce_cq {
  * @rq_log2_elem: log2 of the receive slot size
  * @sq_lock: serializes kernel posters on the send ring
  * @rq_lock: serializes kernel posters on the receive ring
+ * @rq_prod: receive producer index (kernel QPs), under @rq_lock
+ * @state: last state set through modify_qp (the firmware's is the truth)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -185,6 +187,8 @@ struct sroce_qp {
 	u8 rq_log2_elem;
 	spinlock_t sq_lock; /* protects the send ring's producer index */
 	spinlock_t rq_lock; /* protects the receive ring's producer index */
+	u32 rq_prod;
+	u8 state;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -195,6 +199,25 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+/**
+ * struct sroce_mr - memory region
+ * @ibmr: the ib_core MR
+ * @umem: pinned user memory (user regions)
+ * @pages: the firmware's page table of @umem
+ * @npages: entries in @pages
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	struct page **pages;
+	u32 npages;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -260,6 +283,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+/* sroce_mr.c */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* sroce_mmap.c */
 struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,

@@ -313,9 +313,92 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	err = sroce_cmd_exec(sdev, SROCE_CMD_MODIFY_QP, &req, sizeof(req),
 			     NULL, 0);
-	if (err)
+	if (err) {
 		ibdev_dbg(&sdev->ibdev, "QP %u: modify (mask %#x) refused: %d\n",
 			  ibqp->qp_num, mask, err);
+		return err;
+	}
+	if (mask & IB_QP_STATE) {
+		struct sroce_qp *qp = to_sqp(ibqp);
+		unsigned long flags;
+
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		qp->state = attr->qp_state;
+		/* The firmware emptied the rings on the way to RESET. */
+		if (attr->qp_state == IB_QPS_RESET)
+			qp->rq_prod = 0;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+	return 0;
+}
+
+/* Write one receive WQE; caller holds qp->rq_lock. */
+static int sroce_post_one_recv(struct sroce_qp *qp,
+			       const struct ib_recv_wr *wr)
+{
+	u32 mask = BIT(qp->rq_log2_slots) - 1;
+	struct rxe_recv_wqe *wqe;
+	u32 length = 0;
+	int i;
+
+	if (wr->num_sge > qp->cap.max_recv_sge)
+		return -EINVAL;
+	/* Acquire: the firmware is done with the slots it released. */
+	if (sroce_ring_full(qp->rq_prod,
+			    smp_load_acquire(&qp->rq->consumer_index), mask))
+		return -ENOMEM;
+
+	wqe = sroce_ring_slot(qp->rq, qp->rq_prod, mask, qp->rq_log2_elem);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->dma.num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		length += wr->sg_list[i].length;
+	}
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	qp->rq_prod = sroce_ring_next(qp->rq_prod, mask);
+	/* Release: the WQE before the index that hands it over. */
+	smp_store_release(&qp->rq->producer_index, qp->rq_prod);
+	return 0;
+}
+
+/**
+ * sroce_post_recv() - ib_device_ops.post_recv, for kernel QPs
+ * @ibqp: the QP
+ * @wr: chain of receive work requests
+ * @bad_wr: set to the first request not posted
+ *
+ * User QPs post into their mapped ring directly, never through here.
+ *
+ * Return: 0, -EINVAL for a QP in RESET or too many SGEs, -ENOMEM when the
+ * ring is full.
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->state == IB_QPS_RESET)
+		err = -EINVAL;
+	while (wr && !err) {
+		err = sroce_post_one_recv(qp, wr);
+		if (!err)
+			wr = wr->next;
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (err)
+		*bad_wr = wr;
 	return err;
 }
 

@@ -306,39 +306,13 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * Memory regions and the send/receive path arrive with the packet engine.
- * ib_core requires these entry points, so until then registering memory
- * and posting work requests fail cleanly with -EOPNOTSUPP; dereg_mr can
- * never be reached because no memory region exists.
+ * The send path arrives with the packet engine. ib_core requires this
+ * entry point, so until then posting sends fails cleanly with -EOPNOTSUPP.
  */
-static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				       u64 length, u64 iova, int access,
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
 	return -EOPNOTSUPP;
 }
 

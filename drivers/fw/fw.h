@@ -118,6 +118,32 @@ struct sroce_fw_qp {
 };
 
 /**
+ * struct sroce_fw_mr - memory region context
+ * @key: lkey and rkey: index << 8 | generation
+ * @type: enum sroce_mr_type
+ * @pdn: protection domain
+ * @access: SROCE_ACCESS_* rights
+ * @iova: first address of the region
+ * @length: size in bytes
+ * @page_offset: offset of @iova in the first page (user regions)
+ * @npages: entries in @pages
+ * @pages: translation table, pinned and owned by the driver
+ * @rcu: deferred free; the packet path looks regions up under RCU
+ */
+struct sroce_fw_mr {
+	u32 key;
+	u8 type;
+	u32 pdn;
+	u32 access;
+	u64 iova;
+	u64 length;
+	u32 page_offset;
+	u32 npages;
+	struct page **pages;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_fw_dev - one emulated NIC function
  * @node: entry in the list of functions with armed events, protected by
  *        RTNL; empty until sroce_fw_arm_events()
@@ -141,6 +167,9 @@ struct sroce_fw_qp {
  * @pds: allocated protection domain numbers
  * @cqs: completion queues by number
  * @qps: queue pairs by number
+ * @mrs: memory regions by key index
+ * @mr_key_seq: generation for the low byte of the next key; command
+ *              processor only
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -169,6 +198,8 @@ struct sroce_fw_dev {
 	struct xarray pds;
 	struct xarray cqs;
 	struct xarray qps;
+	struct xarray mrs;
+	u32 mr_key_seq;
 };
 
 /* fw_main.c */
@@ -222,6 +253,17 @@ u16 sroce_fw_cmd_query_qp(struct sroce_fw_dev *fw, const void *req,
 u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 void sroce_fw_qps_destroy(struct sroce_fw_dev *fw);
+
+/* fw_mr.c */
+u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
+			void *resp);
+u16 sroce_fw_cmd_dereg_mr(struct sroce_fw_dev *fw, const void *req,
+			  void *resp);
+struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
+				       u32 pdn, u32 access, u64 iova, u64 len);
+void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
+		      bool to_mr);
+void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 
 /* fw_net.c */
 int sroce_fw_net_init(void);

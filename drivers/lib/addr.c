@@ -127,6 +127,23 @@ bool sroce_gid_is_v4mapped(const u8 gid[SROCE_GID_LEN])
 }
 
 /**
+ * sroce_range_within() - whether [addr, addr + len) lies in [base, base + size)
+ * @base: start of the region
+ * @size: size of the region
+ * @addr: start of the access
+ * @len: size of the access
+ *
+ * Written so that no sum can wrap: lengths and addresses come from the
+ * wire and from userspace.
+ *
+ * Return: true if the whole access is inside the region.
+ */
+bool sroce_range_within(u64 base, u64 size, u64 addr, u64 len)
+{
+	return addr >= base && len <= size && addr - base <= size - len;
+}
+
+/**
  * sroce_gid_is_multicast() - test for a multicast GID (ff00::/8)
  * @gid: 16-byte GID
  *

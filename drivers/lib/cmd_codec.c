@@ -46,6 +46,11 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_qp_req), sizeof(struct sroce_qp_attr) },
 	[SROCE_CMDI_DESTROY_QP] = { SROCE_CMD_DESTROY_QP, "DESTROY_QP",
 		sizeof(struct sroce_qp_req), 0 },
+	[SROCE_CMDI_REG_MR] = { SROCE_CMD_REG_MR, "REG_MR",
+		sizeof(struct sroce_reg_mr_req),
+		sizeof(struct sroce_reg_mr_resp) },
+	[SROCE_CMDI_DEREG_MR] = { SROCE_CMD_DEREG_MR, "DEREG_MR",
+		sizeof(struct sroce_dereg_mr_req), 0 },
 };
 
 /**

@@ -102,5 +102,6 @@ void sroce_guid_from_mac(const u8 mac[6], u8 guid[8]);
 bool sroce_gid_is_zero(const u8 gid[SROCE_GID_LEN]);
 bool sroce_gid_is_v4mapped(const u8 gid[SROCE_GID_LEN]);
 bool sroce_gid_is_multicast(const u8 gid[SROCE_GID_LEN]);
+bool sroce_range_within(u64 base, u64 size, u64 addr, u64 len);
 
 #endif /* SROCE_LIB_H */

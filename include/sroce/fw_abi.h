@@ -37,6 +37,7 @@
 #define SROCE_FW_MAX_SGE		32
 #define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
 #define SROCE_FW_MAX_RD_ATOMIC		128
+#define SROCE_FW_MAX_MR			0xffff
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
 
@@ -56,7 +57,7 @@ enum sroce_fw_vector {
 /*
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
- * 0x03xx completion queues, 0x04xx queue pairs.
+ * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -73,6 +74,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_MODIFY_QP = 0x0402,
 	SROCE_CMD_QUERY_QP = 0x0403,
 	SROCE_CMD_DESTROY_QP = 0x0404,
+	SROCE_CMD_REG_MR = 0x0501,
+	SROCE_CMD_DEREG_MR = 0x0502,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -91,6 +94,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_MODIFY_QP,
 	SROCE_CMDI_QUERY_QP,
 	SROCE_CMDI_DESTROY_QP,
+	SROCE_CMDI_REG_MR,
+	SROCE_CMDI_DEREG_MR,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -405,6 +410,48 @@ struct sroce_qp_req {
 	__u8 rsvd[4];
 };
 
+/*
+ * Memory regions. A user MR is described by a translation table: an array
+ * of struct page pointers (mtt_addr) covering page_offset + length bytes,
+ * pinned by the driver until DEREG_MR. A DMA MR covers kernel memory by
+ * virtual address (iova 0, length all ones, no table).
+ */
+enum sroce_mr_type {
+	SROCE_MR_USER = 1,
+	SROCE_MR_DMA = 2,
+};
+
+/* Access rights, the IB_ACCESS_* bits a region may carry. */
+#define SROCE_ACCESS_LOCAL_WRITE	0x1
+#define SROCE_ACCESS_REMOTE_WRITE	0x2
+#define SROCE_ACCESS_REMOTE_READ	0x4
+#define SROCE_ACCESS_REMOTE_ATOMIC	0x8
+#define SROCE_ACCESS_MW_BIND		0x10
+#define SROCE_ACCESS_ALL		0x1f
+
+struct sroce_reg_mr_req {
+	__le64 iova;
+	__le64 length;
+	__le64 mtt_addr;
+	__le32 pdn;
+	__le32 access;			/* SROCE_ACCESS_* */
+	__le32 npages;
+	__le32 page_offset;		/* of iova within the first page */
+	__u8 type;			/* enum sroce_mr_type */
+	__u8 rsvd[7];
+};
+
+struct sroce_reg_mr_resp {
+	__le32 lkey;
+	__le32 rkey;
+};
+
+/* SROCE_CMD_DEREG_MR */
+struct sroce_dereg_mr_req {
+	__le32 key;
+	__u8 rsvd[4];
+};
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
@@ -467,6 +514,9 @@ SROCE_ABI_ASSERT_SIZE(sroce_av, 36);
 SROCE_ABI_ASSERT_SIZE(sroce_qp_attr, 72);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_qp_req, 80);
 SROCE_ABI_ASSERT_SIZE(sroce_qp_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_req, 48);
+SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

@@ -104,7 +104,27 @@ static void test_gid_classes(void)
 	CHECK(!sroce_gid_is_multicast(v4));
 }
 
+static void test_range_within(void)
+{
+	const u64 max = ~0ULL;
+
+	CHECK(sroce_range_within(0x1000, 0x100, 0x1000, 0x100));
+	CHECK(sroce_range_within(0x1000, 0x100, 0x10ff, 1));
+	CHECK(sroce_range_within(0x1000, 0x100, 0x1080, 0));
+	CHECK(!sroce_range_within(0x1000, 0x100, 0x10ff, 2));
+	CHECK(!sroce_range_within(0x1000, 0x100, 0xfff, 1));
+	CHECK(!sroce_range_within(0x1000, 0x100, 0x1000, 0x101));
+	/* Sums that would wrap around 2^64 must not sneak through. */
+	CHECK(!sroce_range_within(0x1000, 0x100, max, 2));
+	CHECK(!sroce_range_within(0x1000, 0x100, 0x1001, max));
+	CHECK(!sroce_range_within(max - 10, 5, max - 8, 10));
+	CHECK(sroce_range_within(0, max, 0, max));
+	CHECK(sroce_range_within(0, max, max - 1, 1));
+	CHECK(!sroce_range_within(1, max - 1, 0, 1));
+}
+
 const struct unit_test addr_tests[] = {
+	{ "addr/range_within", test_range_within },
 	{ "addr/ib_mtu_bytes", test_ib_mtu_bytes },
 	{ "addr/active_mtu", test_active_mtu },
 	{ "addr/active_mtu_monotonic", test_active_mtu_is_monotonic },
