@@ -338,14 +338,14 @@ static int sroce_post_one_recv(struct sroce_qp *qp,
 {
 	u32 mask = BIT(qp->rq_log2_slots) - 1;
 	struct rxe_recv_wqe *wqe;
-	u32 length = 0;
+	u32 length = 0, cons;
 	int i;
 
 	if (wr->num_sge > qp->cap.max_recv_sge)
 		return -EINVAL;
 	/* Acquire: the firmware is done with the slots it released. */
-	if (sroce_ring_full(qp->rq_prod,
-			    smp_load_acquire(&qp->rq->consumer_index), mask))
+	cons = smp_load_acquire(&qp->rq->consumer_index);
+	if (sroce_ring_full(qp->rq_prod, cons, mask))
 		return -ENOMEM;
 
 	wqe = sroce_ring_slot(qp->rq, qp->rq_prod, mask, qp->rq_log2_elem);

@@ -39,5 +39,9 @@ struct unit_test {
 /* Test suites, one array per file. */
 extern const struct unit_test cmd_codec_tests[];
 extern const struct unit_test addr_tests[];
+extern const struct unit_test psn_tests[];
+extern const struct unit_test roce_hdr_tests[];
+extern const struct unit_test icrc_tests[];
+extern const struct unit_test qp_state_tests[];
 
 #endif

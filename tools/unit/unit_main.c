@@ -13,6 +13,10 @@ int unit_failures;
 static const struct unit_test *const suites[] = {
 	cmd_codec_tests,
 	addr_tests,
+	psn_tests,
+	roce_hdr_tests,
+	icrc_tests,
+	qp_state_tests,
 };
 
 int main(int argc, char **argv)
