@@ -9,6 +9,8 @@
 #                         W=1 and sparse, failing on any warning
 #   make lint             checkpatch --strict (from Debian's linux-source)
 #   make unit             host unit tests of the plain-C cores (ASan+UBSan)
+#   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
+#                         make -C tools/fuzz run-libfuzzer for longer runs
 #   make selftests        build the kselftest collection
 #   make check            install what is missing, then everything above,
 #                         DKMS builds and the guest selftests on 6.1 and
@@ -49,7 +51,7 @@ VM := $(TOP)/tools/vm/sroce-vm
 VM_TIMEOUT ?= 1800
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deps module modules-all lint unit selftests check check-guest \
+.PHONY: all deps fuzz module modules-all lint unit selftests check check-guest \
 	check-smoke demo demo-run dkms-build clean
 
 all: module
@@ -84,6 +86,9 @@ lint:
 unit:
 	$(MAKE) -C $(TOP)/tools/unit run
 
+fuzz:
+	$(MAKE) -C $(TOP)/tools/fuzz run ITERATIONS=$(or $(ITERATIONS),2000000)
+
 selftests:
 	$(MAKE) -C $(TOP)/selftests KSFT_DIR=$(KSFT_DIR)
 
@@ -107,6 +112,7 @@ check: deps
 	@$(MAKE) --no-print-directory modules-all
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory dkms-build
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_61)
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
@@ -127,3 +133,4 @@ dkms-build:
 clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C $(TOP)/tools/unit clean
+	$(MAKE) -C $(TOP)/tools/fuzz clean

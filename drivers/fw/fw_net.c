@@ -10,10 +10,27 @@
  * and dropped, so nothing accumulates in a socket nobody reads.
  */
 #include <linux/atomic.h>
+#include <linux/crc32.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 
 #include "fw.h"
+#include "lib/roce_hdr.h"
+
+/**
+ * sroce_crc32_le() - the CRC-32 primitive of the shared ICRC code
+ * @crc: running CRC, not inverted
+ * @p: data
+ * @len: bytes of @p
+ *
+ * drivers/lib/icrc.c is shared with userspace, which brings its own.
+ *
+ * Return: the updated CRC.
+ */
+u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
 
 static struct socket *sroce_fw_sock4;
 static struct socket *sroce_fw_sock6;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * RoCE invariant CRC. The ICRC is a CRC-32 (the Ethernet polynomial,
+ * reflected, initial value all ones, result inverted) over:
+ *
+ *   8 bytes of 0xff standing in for the InfiniBand LRH,
+ *   the L3 header: IPv4 or IPv6 (RoCE v2) or the GRH (RoCE v1),
+ *   the UDP header (RoCE v2),
+ *   the BTH, extension headers, payload and pad,
+ *
+ * with every field a router or switch may rewrite replaced by ones: IPv4
+ * TOS (DSCP and ECN), TTL and header checksum; IPv6 and GRH traffic class,
+ * flow label and hop limit; the UDP checksum; BTH byte 4 (FECN, BECN and
+ * Resv6a). It follows the pad and is stored least-significant byte first.
+ *
+ * Only the fixed headers (at most 60 bytes) are copied, to mask them; the
+ * rest of the packet is fed to the CRC where it lies.
+ */
+#include "roce_hdr.h"
+
+/*
+ * Raw crc32_le state after hashing the eight 0xff bytes from the initial
+ * all-ones state; starting from it saves hashing them. The unit tests
+ * check the value against sroce_crc32_le().
+ */
+#define SROCE_ICRC_SEED		0xdebb20e3U
+
+#define SROCE_ICRC_MAX_FIXED \
+	(SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN)
+
+/* Mask the variant fields of an IPv6 header or a GRH (same layout). */
+static void sroce_icrc_mask_ip6(u8 *h)
+{
+	h[0] |= 0x0f;		/* traffic class, high nibble */
+	h[1] = 0xff;		/* traffic class low nibble, flow label */
+	h[2] = 0xff;
+	h[3] = 0xff;
+	h[7] = 0xff;		/* hop limit */
+}
+
+/**
+ * sroce_icrc_compute() - compute the ICRC of a RoCE packet
+ * @l3: first byte of the IPv4 header, IPv6 header or GRH
+ * @len: bytes from @l3 through the end of the pad, the ICRC excluded
+ * @l3_type: enum sroce_l3_type value describing @l3
+ * @icrc: set to the ICRC; the wire carries it least-significant byte
+ *	first (see sroce_put_le32())
+ *
+ * For RoCE v2 the UDP header is expected right after a 20-byte IPv4
+ * header (no options) or a 40-byte IPv6 header (no extension headers);
+ * for RoCE v1 the BTH right after the GRH. Lengths inside the headers are
+ * hashed as they are, not checked against @len. The packet is not
+ * modified.
+ *
+ * Return: 0; -EINVAL for an unknown @l3_type; -EPROTONOSUPPORT if the
+ * IP version (or IPv4 header length) does not match @l3_type; -EBADMSG if
+ * @len does not cover the L3, UDP and base transport headers.
+ */
+int sroce_icrc_compute(const u8 *l3, size_t len, unsigned int l3_type,
+		       u32 *icrc)
+{
+	u8 hdr[SROCE_ICRC_MAX_FIXED];
+	unsigned int l3_len, fixed;
+	u32 crc;
+
+	switch (l3_type) {
+	case SROCE_L3_IPV4:
+		l3_len = SROCE_IPV4_HDR_LEN;
+		fixed = l3_len + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN;
+		break;
+	case SROCE_L3_IPV6:
+		l3_len = SROCE_IPV6_HDR_LEN;
+		fixed = l3_len + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN;
+		break;
+	case SROCE_L3_GRH:
+		l3_len = SROCE_GRH_LEN;
+		fixed = l3_len + SROCE_BTH_LEN;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (len < fixed)
+		return -EBADMSG;
+	if (l3_type == SROCE_L3_IPV4 ? l3[0] != 0x45 : l3[0] >> 4 != 6)
+		return -EPROTONOSUPPORT;
+
+	memcpy(hdr, l3, fixed);
+	if (l3_type == SROCE_L3_IPV4) {
+		hdr[1] = 0xff;			/* TOS */
+		hdr[8] = 0xff;			/* TTL */
+		hdr[10] = 0xff;			/* header checksum */
+		hdr[11] = 0xff;
+	} else {
+		sroce_icrc_mask_ip6(hdr);
+	}
+	if (l3_type != SROCE_L3_GRH) {
+		hdr[l3_len + 6] = 0xff;		/* UDP checksum */
+		hdr[l3_len + 7] = 0xff;
+	}
+	hdr[fixed - SROCE_BTH_LEN + 4] = 0xff;	/* FECN, BECN, Resv6a */
+
+	crc = sroce_crc32_le(SROCE_ICRC_SEED, hdr, fixed);
+	crc = sroce_crc32_le(crc, l3 + fixed, len - fixed);
+	*icrc = ~crc;
+	return 0;
+}
+
+/**
+ * sroce_icrc_generate() - compute the ICRC and store it after the pad
+ * @l3: first byte of the IPv4 header, IPv6 header or GRH
+ * @len: bytes from @l3 through the end of the pad; the 4 bytes at
+ *	@l3 + @len receive the ICRC
+ * @l3_type: enum sroce_l3_type value describing @l3
+ *
+ * Return: 0 or an error of sroce_icrc_compute(), in which case nothing is
+ * written.
+ */
+int sroce_icrc_generate(u8 *l3, size_t len, unsigned int l3_type)
+{
+	u32 icrc;
+	int err;
+
+	err = sroce_icrc_compute(l3, len, l3_type, &icrc);
+	if (err)
+		return err;
+	sroce_put_le32(l3 + len, icrc);
+	return 0;
+}
+
+/**
+ * sroce_icrc_verify() - check the ICRC of a received packet
+ * @l3: first byte of the IPv4 header, IPv6 header or GRH
+ * @len: bytes from @l3 through the end of the pad; the ICRC is read from
+ *	the 4 bytes at @l3 + @len
+ * @l3_type: enum sroce_l3_type value describing @l3
+ *
+ * Return: 0 if the stored ICRC matches; -EILSEQ if it does not; an error
+ * of sroce_icrc_compute() if it cannot be computed.
+ */
+int sroce_icrc_verify(const u8 *l3, size_t len, unsigned int l3_type)
+{
+	u32 icrc;
+	int err;
+
+	err = sroce_icrc_compute(l3, len, l3_type, &icrc);
+	if (err)
+		return err;
+	return icrc == sroce_get_le32(l3 + len) ? 0 : -EILSEQ;
+}
