@@ -215,6 +215,23 @@ struct sroce_mr {
 	u32 npages;
 };
 
+/**
+ * struct sroce_ah - address handle
+ * @ibah: the ib_core AH
+ * @ah_num: the firmware's number (user AHs), 0 for kernel AHs
+ * @av: the address vector
+ */
+struct sroce_ah {
+	struct ib_ah ibah;
+	u32 ah_num;
+	struct sroce_av av;
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
@@ -285,6 +302,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+
+/* sroce_ah.c */
+int sroce_av_from_ah(const struct rdma_ah_attr *ah, struct sroce_av *av);
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* sroce_mr.c */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -5,10 +5,8 @@
  * the firmware's, and the create/modify/query/destroy verbs. The state
  * machine and every attribute check live in the firmware.
  */
-#include <linux/if_vlan.h>
 #include <linux/log2.h>
 #include <linux/vmalloc.h>
-#include <rdma/ib_cache.h>
 
 #include "sroce.h"
 #include "lib/qp_state.h"
@@ -221,49 +219,6 @@ err_free_rings:
 	return err;
 }
 
-static int sroce_qp_av_from_ah(const struct rdma_ah_attr *ah,
-			       struct sroce_av *av)
-{
-	const struct ib_global_route *grh;
-	u16 vlan_id;
-	u8 smac[ETH_ALEN];
-	int err;
-
-	/* RoCE addresses are always global. */
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	if (!grh->sgid_attr)
-		return -EINVAL;
-
-	switch (rdma_gid_attr_network_type(grh->sgid_attr)) {
-	case RDMA_NETWORK_ROCE_V1:
-		av->net_type = SROCE_NET_ROCE_V1;
-		break;
-	case RDMA_NETWORK_IPV4:
-		av->net_type = SROCE_NET_IPV4;
-		break;
-	case RDMA_NETWORK_IPV6:
-		av->net_type = SROCE_NET_IPV6;
-		break;
-	default:
-		return -EINVAL;
-	}
-	err = rdma_read_gid_l2_fields(grh->sgid_attr, &vlan_id, smac);
-	if (err)
-		return err;
-	av->vlan_id = cpu_to_le16(vlan_id < VLAN_N_VID ? vlan_id :
-				  SROCE_VLAN_NONE);
-	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
-	memcpy(av->dmac, ah->roce.dmac, sizeof(av->dmac));
-	av->flow_label = cpu_to_le32(grh->flow_label);
-	av->sgid_index = grh->sgid_index;
-	av->hop_limit = grh->hop_limit;
-	av->traffic_class = grh->traffic_class;
-	av->sl = rdma_ah_get_sl(ah);
-	return 0;
-}
-
 /**
  * sroce_modify_qp() - ib_device_ops.modify_qp
  * @ibqp: the QP
@@ -306,7 +261,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	a->rq_psn = cpu_to_le32(attr->rq_psn);
 	a->access_flags = cpu_to_le32(attr->qp_access_flags);
 	if (mask & IB_QP_AV) {
-		err = sroce_qp_av_from_ah(&attr->ah_attr, &a->av);
+		err = sroce_av_from_ah(&attr->ah_attr, &a->av);
 		if (err)
 			return err;
 	}

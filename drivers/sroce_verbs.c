@@ -322,6 +322,9 @@ const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_RXE_UVERBS_ABI_VERSION,
 
 	.add_gid = sroce_add_gid,
+	.create_ah = sroce_create_ah,
+	.create_user_ah = sroce_create_ah,
+	.destroy_ah = sroce_destroy_ah,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_cq = sroce_create_cq,
@@ -352,6 +355,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),

@@ -144,6 +144,18 @@ struct sroce_fw_mr {
 };
 
 /**
+ * struct sroce_fw_ah - address handle context
+ * @pdn: protection domain
+ * @av: where packets go
+ * @rcu: deferred free; the send path looks handles up under RCU
+ */
+struct sroce_fw_ah {
+	u32 pdn;
+	struct sroce_av av;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_fw_dev - one emulated NIC function
  * @node: entry in the list of functions with armed events, protected by
  *        RTNL; empty until sroce_fw_arm_events()
@@ -168,6 +180,7 @@ struct sroce_fw_mr {
  * @cqs: completion queues by number
  * @qps: queue pairs by number
  * @mrs: memory regions by key index
+ * @ahs: address handles by ah_num
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  */
@@ -200,6 +213,7 @@ struct sroce_fw_dev {
 	struct xarray qps;
 	struct xarray mrs;
 	u32 mr_key_seq;
+	struct xarray ahs;
 };
 
 /* fw_main.c */
@@ -253,6 +267,14 @@ u16 sroce_fw_cmd_query_qp(struct sroce_fw_dev *fw, const void *req,
 u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 void sroce_fw_qps_destroy(struct sroce_fw_dev *fw);
+u16 sroce_fw_check_av(struct sroce_fw_dev *fw, const struct sroce_av *av);
+
+/* fw_ah.c */
+u16 sroce_fw_cmd_create_ah(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_destroy_ah(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+void sroce_fw_ahs_destroy(struct sroce_fw_dev *fw);
 
 /* fw_mr.c */
 u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,

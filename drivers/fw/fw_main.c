@@ -33,6 +33,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_DESTROY_QP] = sroce_fw_cmd_destroy_qp,
 	[SROCE_CMDI_REG_MR] = sroce_fw_cmd_reg_mr,
 	[SROCE_CMDI_DEREG_MR] = sroce_fw_cmd_dereg_mr,
+	[SROCE_CMDI_CREATE_AH] = sroce_fw_cmd_create_ah,
+	[SROCE_CMDI_DESTROY_AH] = sroce_fw_cmd_destroy_ah,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -189,6 +191,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	xa_init_flags(&fw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&fw->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&fw->ahs, XA_FLAGS_ALLOC1);
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
@@ -228,6 +231,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_qps_destroy(fw);
 	sroce_fw_cqs_destroy(fw);
 	sroce_fw_mrs_destroy(fw);
+	sroce_fw_ahs_destroy(fw);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	kfree(fw);
 }

@@ -188,6 +188,7 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->max_cqe = cpu_to_le32(SROCE_FW_MAX_CQE);
 	r->max_qp = cpu_to_le32(SROCE_FW_MAX_QP);
 	r->max_mr = cpu_to_le32(SROCE_FW_MAX_MR);
+	r->max_ah = cpu_to_le32(SROCE_FW_MAX_AH);
 	r->max_mr_size = cpu_to_le64(U64_MAX);
 	r->max_qp_wr = cpu_to_le32(SROCE_FW_MAX_QP_WR);
 	r->max_send_sge = cpu_to_le32(SROCE_FW_MAX_SGE);

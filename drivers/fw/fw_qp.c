@@ -140,9 +140,17 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	return SROCE_FW_OK;
 }
 
-/* Check the address vector against the GID table. */
-static u16 sroce_fw_qp_check_av(struct sroce_fw_dev *fw,
-				const struct sroce_av *av)
+/**
+ * sroce_fw_check_av() - validate an address vector against the GID table
+ * @fw: the function
+ * @av: the address vector
+ *
+ * The source GID must be programmed and its type must match the network
+ * type; an IPv4 source needs an IPv4-mapped destination.
+ *
+ * Return: enum sroce_fw_status.
+ */
+u16 sroce_fw_check_av(struct sroce_fw_dev *fw, const struct sroce_av *av)
 {
 	struct sroce_fw_gid *e;
 	u16 status = SROCE_FW_OK;
@@ -193,7 +201,7 @@ static u16 sroce_fw_qp_check_attr(struct sroce_fw_dev *fw, u32 mask,
 	     (le32_to_cpu(a->access_flags) & ~SROCE_QP_ACCESS_ALL)))
 		return SROCE_FW_ERR_BAD_PARAM;
 	if (mask & SROCE_QPA_AV)
-		return sroce_fw_qp_check_av(fw, &a->av);
+		return sroce_fw_check_av(fw, &a->av);
 	return SROCE_FW_OK;
 }
 

@@ -51,6 +51,11 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_reg_mr_resp) },
 	[SROCE_CMDI_DEREG_MR] = { SROCE_CMD_DEREG_MR, "DEREG_MR",
 		sizeof(struct sroce_dereg_mr_req), 0 },
+	[SROCE_CMDI_CREATE_AH] = { SROCE_CMD_CREATE_AH, "CREATE_AH",
+		sizeof(struct sroce_create_ah_req),
+		sizeof(struct sroce_ah_num) },
+	[SROCE_CMDI_DESTROY_AH] = { SROCE_CMD_DESTROY_AH, "DESTROY_AH",
+		sizeof(struct sroce_ah_num), 0 },
 };
 
 /**

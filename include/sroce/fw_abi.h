@@ -38,6 +38,7 @@
 #define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
 #define SROCE_FW_MAX_RD_ATOMIC		128
 #define SROCE_FW_MAX_MR			0xffff
+#define SROCE_FW_MAX_AH			0x7fff	/* ah_num 1..32767 */
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
 
@@ -57,7 +58,8 @@ enum sroce_fw_vector {
 /*
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
- * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions.
+ * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
+ * 0x06xx address handles.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -76,6 +78,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_DESTROY_QP = 0x0404,
 	SROCE_CMD_REG_MR = 0x0501,
 	SROCE_CMD_DEREG_MR = 0x0502,
+	SROCE_CMD_CREATE_AH = 0x0601,
+	SROCE_CMD_DESTROY_AH = 0x0602,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -96,6 +100,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_DESTROY_QP,
 	SROCE_CMDI_REG_MR,
 	SROCE_CMDI_DEREG_MR,
+	SROCE_CMDI_CREATE_AH,
+	SROCE_CMDI_DESTROY_AH,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -452,6 +458,24 @@ struct sroce_dereg_mr_req {
 	__u8 rsvd[4];
 };
 
+/*
+ * Address handles of user UD QPs: librxe puts the returned number in each
+ * UD WQE (wr.ud.ah_num); the firmware checks the PD at send time. Kernel
+ * QPs, whose WQEs only the driver writes, carry the address vector in the
+ * WQE instead, so kernel AHs can be created in atomic context.
+ */
+struct sroce_create_ah_req {
+	__le32 pdn;
+	__u8 rsvd[4];
+	struct sroce_av av;
+};
+
+/* SROCE_CMD_CREATE_AH response and SROCE_CMD_DESTROY_AH request */
+struct sroce_ah_num {
+	__le32 ah_num;
+	__u8 rsvd[4];
+};
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
@@ -517,6 +541,8 @@ SROCE_ABI_ASSERT_SIZE(sroce_qp_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_req, 48);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_create_ah_req, 44);
+SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,
