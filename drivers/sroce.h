@@ -169,6 +169,7 @@ struct sroce_cq {
  * @rq_log2_elem: log2 of the receive slot size
  * @sq_lock: serializes kernel posters on the send ring
  * @rq_lock: serializes kernel posters on the receive ring
+ * @sq_prod: send producer index (kernel QPs), under @sq_lock
  * @rq_prod: receive producer index (kernel QPs), under @rq_lock
  * @state: last state set through modify_qp (the firmware's is the truth)
  */
@@ -187,6 +188,7 @@ struct sroce_qp {
 	u8 rq_log2_elem;
 	spinlock_t sq_lock; /* protects the send ring's producer index */
 	spinlock_t rq_lock; /* protects the receive ring's producer index */
+	u32 sq_prod;
 	u32 rq_prod;
 	u8 state;
 };
@@ -302,6 +304,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
 
 /* sroce_ah.c */
 int sroce_av_from_ah(const struct rdma_ah_attr *ah, struct sroce_av *av);

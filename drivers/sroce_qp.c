@@ -277,14 +277,158 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		struct sroce_qp *qp = to_sqp(ibqp);
 		unsigned long flags;
 
-		spin_lock_irqsave(&qp->rq_lock, flags);
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		spin_lock(&qp->rq_lock);
 		qp->state = attr->qp_state;
 		/* The firmware emptied the rings on the way to RESET. */
-		if (attr->qp_state == IB_QPS_RESET)
+		if (attr->qp_state == IB_QPS_RESET) {
+			qp->sq_prod = 0;
 			qp->rq_prod = 0;
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		}
+		spin_unlock(&qp->rq_lock);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
 	}
 	return 0;
+}
+
+/* Kernel UD WQEs carry the address vector where rxe_av would be. */
+static_assert(sizeof(struct sroce_av) <=
+	      sizeof(((struct rxe_send_wr *)NULL)->wr.ud.av));
+
+/* Fill the work-request part of a send WQE from a kernel WR. */
+static void sroce_fill_send_wr(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
+			       const struct ib_send_wr *wr)
+{
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+		memcpy(&wqe->wr.wr.ud.av, &to_sah(ud_wr(wr)->ah)->av,
+		       sizeof(struct sroce_av));
+		break;
+	default:
+		switch (wr->opcode) {
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+			wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+			wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+			wqe->iova = rdma_wr(wr)->remote_addr;
+			break;
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+			wqe->wr.wr.atomic.remote_addr =
+				atomic_wr(wr)->remote_addr;
+			wqe->wr.wr.atomic.compare_add =
+				atomic_wr(wr)->compare_add;
+			wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+			wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+			wqe->iova = atomic_wr(wr)->remote_addr;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Write one send WQE; caller holds qp->sq_lock. */
+static int sroce_post_one_send(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	u32 mask = BIT(qp->sq_log2_slots) - 1;
+	struct rxe_send_wqe *wqe;
+	u32 length = 0, cons;
+	int i;
+
+	if (!(wr->send_flags & IB_SEND_INLINE) &&
+	    wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	/* Acquire: the firmware is done with the slots it released. */
+	cons = smp_load_acquire(&qp->sq->consumer_index);
+	if (sroce_ring_full(qp->sq_prod, cons, mask))
+		return -ENOMEM;
+
+	wqe = sroce_ring_slot(qp->sq, qp->sq_prod, mask, qp->sq_log2_elem);
+	memset(wqe, 0, sizeof(*wqe));
+	sroce_fill_send_wr(qp, wqe, wr);
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+
+		if (length > qp->cap.max_inline_data)
+			return -EINVAL;
+		/* Kernel consumers pass inline data by virtual address. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	qp->sq_prod = sroce_ring_next(qp->sq_prod, mask);
+	/* Release: the WQE before the index that hands it over. */
+	smp_store_release(&qp->sq->producer_index, qp->sq_prod);
+	return 0;
+}
+
+/**
+ * sroce_post_send() - ib_device_ops.post_send
+ * @ibqp: the QP
+ * @wr: chain of send work requests (NULL: librxe's doorbell)
+ * @bad_wr: set to the first request not posted
+ *
+ * For user QPs this is the send doorbell: librxe has already written its
+ * WQEs into the mapped ring. Kernel WRs are written into the ring here.
+ *
+ * Return: 0, -EINVAL for a QP not ready to send or a malformed request,
+ * -ENOMEM when the ring is full.
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
+		return 0;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
+	    qp->state == IB_QPS_RTR)
+		err = -EINVAL;
+	while (wr && !err) {
+		err = sroce_post_one_send(qp, wr);
+		if (!err)
+			wr = wr->next;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Whatever was written is sent, even if a later WR was refused. */
+	sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
+	if (err)
+		*bad_wr = wr;
+	return err;
 }
 
 /* Write one receive WQE; caller holds qp->rq_lock. */

@@ -14,10 +14,12 @@
 #include <rdma/rdma_user_rxe.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/skbuff.h>
 #include <linux/xarray.h>
 
 #include "sroce/fw_bus.h"
 #include "lib/sroce_lib.h"
+#include "lib/roce_hdr.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
 #define SROCE_FW_VERSION_MINOR		1
@@ -68,6 +70,9 @@ struct sroce_fw_cq {
 	struct rcu_head rcu;
 };
 
+/* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */
+#define SROCE_FW_MAX_WQE_LOG2		10
+
 /* Remote access rights a QP may grant (IB_ACCESS_* values). */
 #define SROCE_QP_ACCESS_ALL		0xf	/* LOCAL_WRITE..REMOTE_ATOMIC */
 
@@ -92,6 +97,13 @@ struct sroce_fw_cq {
  * @rq_log2_elem: log2 of the receive slot size
  * @rq_cons: receive consumer index
  * @max_recv_sge: SGEs a receive WQE may carry
+ * @fw: the function, for the send work
+ * @send_work: the requester: sends what the send ring holds, flushes
+ *	       both rings in the ERROR state
+ * @next_psn: PSN of the next packet sent
+ * @sport: UDP source port of every packet of this QP
+ * @swqe: private copy of the send WQE being processed
+ * @rwqe: private copy of the receive WQE being consumed
  * @rcu: deferred free; the packet path looks QPs up under RCU
  */
 struct sroce_fw_qp {
@@ -114,6 +126,12 @@ struct sroce_fw_qp {
 	u8 rq_log2_elem;
 	u32 rq_cons;
 	u8 max_recv_sge;
+	struct sroce_fw_dev *fw;
+	struct work_struct send_work;
+	u32 next_psn;
+	u16 sport;
+	struct rxe_send_wqe *swqe;
+	struct rxe_recv_wqe *rwqe;
 	struct rcu_head rcu;
 };
 
@@ -156,9 +174,56 @@ struct sroce_fw_ah {
 };
 
 /**
+ * struct sroce_fw_path - where and how a packet is sent
+ * @sgid: source address (IPv4-mapped for IPv4)
+ * @dgid: destination address
+ * @vlan_id: VLAN of the source GID, SROCE_VLAN_NONE when untagged
+ * @net_type: enum sroce_net_type
+ * @traffic_class: IP TOS / traffic class byte (DSCP and ECN)
+ * @hop_limit: TTL / hop limit
+ * @flow_label: IPv6 flow label
+ * @sl: service level, the 802.1p priority
+ * @sport: UDP source port
+ */
+struct sroce_fw_path {
+	u8 sgid[SROCE_GID_LEN];
+	u8 dgid[SROCE_GID_LEN];
+	u16 vlan_id;
+	u8 net_type;
+	u8 traffic_class;
+	u8 hop_limit;
+	u32 flow_label;
+	u8 sl;
+	u16 sport;
+};
+
+/**
+ * struct sroce_fw_pkt - a received RoCE packet being handled
+ * @skb: the packet (network header set)
+ * @hdr: first byte of the BTH
+ * @len: bytes from @hdr through the ICRC
+ * @info: what sroce_roce_parse() found
+ * @dgid: the destination address
+ * @net_type: enum sroce_net_type it arrived over
+ */
+struct sroce_fw_pkt {
+	struct sk_buff *skb;
+	u8 *hdr;
+	u32 len;
+	struct sroce_roce_info info;
+	u8 dgid[SROCE_GID_LEN];
+	u8 net_type;
+};
+
+/* Headroom a transmitted packet needs below its transport headers. */
+#define SROCE_FW_XMIT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr))
+
+/**
  * struct sroce_fw_dev - one emulated NIC function
- * @node: entry in the list of functions with armed events, protected by
- *        RTNL; empty until sroce_fw_arm_events()
+ * @node: entry in the list of functions with armed events; written under
+ *        RTNL, read under RCU by the receive path; empty until
+ *        sroce_fw_arm_events()
  * @ndev: the Ethernet device standing in for the PHY
  * @ndev_tracker: reference tracker for @ndev
  * @q: queue rings programmed by the driver
@@ -222,6 +287,9 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
 			 const void *data, unsigned int len);
 
 /* fw_port.c */
+struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
+					 const u8 gid[SROCE_GID_LEN],
+					 u8 gid_type);
 int sroce_fw_port_init(void);
 void sroce_fw_port_exit(void);
 void sroce_fw_port_attach(struct sroce_fw_dev *fw);
@@ -233,6 +301,10 @@ u16 sroce_fw_cmd_query_port(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 
 /* fw_gid.c */
+bool sroce_fw_gid_present(struct sroce_fw_dev *fw,
+			  const u8 gid[SROCE_GID_LEN], u8 gid_type);
+int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
+			  struct sroce_fw_path *path);
 u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 			 void *resp);
 u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,
@@ -287,8 +359,18 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 
+/* fw_req.c */
+void sroce_fw_send_work(struct work_struct *work);
+void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+u16 sroce_fw_qp_sport(u32 qpn);
+
+/* fw_resp.c */
+void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
+
 /* fw_net.c */
 int sroce_fw_net_init(void);
 void sroce_fw_net_exit(void);
+int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
+		  const struct sroce_fw_path *path);
 
 #endif /* SROCE_FW_H */

@@ -15,6 +15,69 @@ static bool sroce_fw_gid_index_ok(u8 port, u32 index)
 }
 
 /**
+ * sroce_fw_gid_present() - whether the GID table holds an address
+ * @fw: the function
+ * @gid: the address
+ * @gid_type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
+ *
+ * Context: any but hard IRQ; does not sleep.
+ * Return: true if a valid entry of that type has it.
+ */
+bool sroce_fw_gid_present(struct sroce_fw_dev *fw,
+			  const u8 gid[SROCE_GID_LEN], u8 gid_type)
+{
+	bool found = false;
+	unsigned int i;
+
+	spin_lock_bh(&fw->gid_lock);
+	for (i = 0; i < SROCE_FW_GID_TABLE_LEN && !found; i++)
+		found = fw->gids[i].valid && fw->gids[i].type == gid_type &&
+			!memcmp(fw->gids[i].gid, gid, SROCE_GID_LEN);
+	spin_unlock_bh(&fw->gid_lock);
+	return found;
+}
+
+/**
+ * sroce_fw_path_from_av() - resolve an address vector for transmission
+ * @fw: the function
+ * @av: the address vector (checked again here: the GID may be gone)
+ * @path: filled in; the caller sets @path->sport
+ *
+ * Context: any but hard IRQ; does not sleep.
+ * Return: 0, or -EINVAL if the source GID is gone or does not match.
+ */
+int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
+			  struct sroce_fw_path *path)
+{
+	struct sroce_fw_gid *e;
+	int err = 0;
+
+	if (av->sgid_index >= SROCE_FW_GID_TABLE_LEN ||
+	    av->net_type == SROCE_NET_ROCE_V1)
+		return -EINVAL;
+	spin_lock_bh(&fw->gid_lock);
+	e = &fw->gids[av->sgid_index];
+	if (!e->valid || e->type != SROCE_GID_ROCE_V2 ||
+	    sroce_gid_is_v4mapped(e->gid) != (av->net_type == SROCE_NET_IPV4)) {
+		err = -EINVAL;
+	} else {
+		memcpy(path->sgid, e->gid, SROCE_GID_LEN);
+		path->vlan_id = e->vlan_id;
+	}
+	spin_unlock_bh(&fw->gid_lock);
+	if (err)
+		return err;
+
+	memcpy(path->dgid, av->dgid, SROCE_GID_LEN);
+	path->net_type = av->net_type;
+	path->traffic_class = av->traffic_class;
+	path->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	path->flow_label = le32_to_cpu(av->flow_label) & 0xfffff;
+	path->sl = av->sl;
+	return 0;
+}
+
+/**
  * sroce_fw_cmd_add_gid() - ADD_GID: program one GID table slot
  * @fw: the function
  * @req: struct sroce_add_gid_req
@@ -40,14 +103,14 @@ u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 	    !is_valid_ether_addr(q->smac))
 		return SROCE_FW_ERR_BAD_PARAM;
 
-	spin_lock(&fw->gid_lock);
+	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[index];
 	e->type = q->gid_type;
 	e->vlan_id = vlan_id;
 	memcpy(e->gid, q->gid, SROCE_GID_LEN);
 	ether_addr_copy(e->smac, q->smac);
 	e->valid = true;
-	spin_unlock(&fw->gid_lock);
+	spin_unlock_bh(&fw->gid_lock);
 	return SROCE_FW_OK;
 }
 
@@ -69,12 +132,12 @@ u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,
 	if (!sroce_fw_gid_index_ok(q->port, index))
 		return SROCE_FW_ERR_BAD_PARAM;
 
-	spin_lock(&fw->gid_lock);
+	spin_lock_bh(&fw->gid_lock);
 	if (fw->gids[index].valid)
 		memset(&fw->gids[index], 0, sizeof(fw->gids[index]));
 	else
 		status = SROCE_FW_ERR_NOT_FOUND;
-	spin_unlock(&fw->gid_lock);
+	spin_unlock_bh(&fw->gid_lock);
 	return status;
 }
 
@@ -97,7 +160,7 @@ u16 sroce_fw_cmd_query_gid(struct sroce_fw_dev *fw, const void *req,
 	if (!sroce_fw_gid_index_ok(q->port, index))
 		return SROCE_FW_ERR_BAD_PARAM;
 
-	spin_lock(&fw->gid_lock);
+	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[index];
 	if (e->valid) {
 		r->valid = 1;
@@ -106,6 +169,6 @@ u16 sroce_fw_cmd_query_gid(struct sroce_fw_dev *fw, const void *req,
 		memcpy(r->gid, e->gid, SROCE_GID_LEN);
 		ether_addr_copy(r->smac, e->smac);
 	}
-	spin_unlock(&fw->gid_lock);
+	spin_unlock_bh(&fw->gid_lock);
 	return SROCE_FW_OK;
 }

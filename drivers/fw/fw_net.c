@@ -1,18 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * sroce firmware: the network attachment of the packet engine. RoCE v2
- * arrives on UDP port 4791; the firmware owns that port in the initial
- * network namespace for IPv4 and IPv6 for as long as it runs. Owning it is
- * also what keeps sroce and rdma_rxe (which binds the same port) from
- * running side by side.
+ * sroce firmware: the network attachment of the packet engine.
  *
- * The packet engine is not built yet: datagrams to the port are counted
- * and dropped, so nothing accumulates in a socket nobody reads.
+ * RoCE v2 arrives on UDP port 4791. The firmware owns that port, IPv4 and
+ * IPv6, in every network namespace (pernet operations), so that devices in
+ * different namespaces joined by veth talk to each other. Owning it in the
+ * initial namespace is also what keeps sroce and rdma_rxe (which binds the
+ * same port) from running side by side.
+ *
+ * A received packet belongs to the device whose GID table holds its
+ * destination address in the namespace it arrived in, whatever netdev it
+ * came through: that is how a device reaches itself (loopback) or another
+ * device in the same namespace, whose packets the stack routes through lo.
+ *
+ * Transmit builds the IP and UDP headers itself, routes in the netdev's
+ * namespace and hands the packet to ip_local_out()/ip6_local_out(), so
+ * qdiscs, netfilter and tc see RoCE traffic like any other.
  */
 #include <linux/atomic.h>
 #include <linux/crc32.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip6_route.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
-#include <rdma/ib_verbs.h>
 
 #include "fw.h"
 #include "lib/roce_hdr.h"
@@ -32,18 +47,99 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 	return crc32_le(crc, p, len);
 }
 
-static struct socket *sroce_fw_sock4;
-static struct socket *sroce_fw_sock6;
-static atomic64_t sroce_fw_rx_unhandled = ATOMIC64_INIT(0);
+struct sroce_fw_netns {
+	struct socket *sock4;
+	struct socket *sock6;
+};
+
+static unsigned int sroce_fw_netns_id;
+
+/* Received datagrams the engine could not use, by reason. */
+static atomic64_t sroce_fw_rx_no_device = ATOMIC64_INIT(0);
+static atomic64_t sroce_fw_rx_malformed = ATOMIC64_INIT(0);
+static atomic64_t sroce_fw_rx_bad_icrc = ATOMIC64_INIT(0);
+
+static void sroce_fw_gid_from_skb(const struct sk_buff *skb,
+				  u8 gid[SROCE_GID_LEN])
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memset(gid, 0, 10);
+		gid[10] = 0xff;
+		gid[11] = 0xff;
+		memcpy(gid + 12, &ip_hdr(skb)->daddr, 4);
+	} else {
+		memcpy(gid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
+	}
+}
+
+/* Consumes @skb; its data starts at the UDP header. */
+static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
+{
+	struct sroce_fw_pkt pkt = {};
+	struct sroce_fw_dev *fw;
+	struct udphdr *uh;
+	unsigned int l3_type, l3_len, udp_len;
+	u8 *l3;
+
+	if (skb_linearize(skb))
+		goto drop;
+	uh = udp_hdr(skb);
+	udp_len = ntohs(uh->len);
+	/* The UDP length is the sender's claim: hold it to the skb. */
+	if (udp_len < sizeof(*uh) ||
+	    (u8 *)uh + udp_len > skb_tail_pointer(skb))
+		goto malformed;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		l3_type = SROCE_L3_IPV4;
+		l3 = (u8 *)ip_hdr(skb);
+		if (ip_hdr(skb)->ihl != 5)
+			goto malformed;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		l3_type = SROCE_L3_IPV6;
+		l3 = (u8 *)ipv6_hdr(skb);
+	} else {
+		goto malformed;
+	}
+	l3_len = (u8 *)uh - l3;
+	if (udp_len < sizeof(*uh) + 4 ||
+	    sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) {
+		atomic64_inc(&sroce_fw_rx_bad_icrc);
+		goto drop;
+	}
+
+	pkt.hdr = (u8 *)(uh + 1);
+	pkt.len = udp_len - sizeof(*uh);
+	if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info))
+		goto malformed;
+	pkt.skb = skb;
+	pkt.net_type = l3_type == SROCE_L3_IPV4 ? SROCE_NET_IPV4 :
+						  SROCE_NET_IPV6;
+	sroce_fw_gid_from_skb(skb, pkt.dgid);
+
+	rcu_read_lock();
+	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2);
+	if (fw)
+		sroce_fw_recv(fw, &pkt);
+	else
+		atomic64_inc(&sroce_fw_rx_no_device);
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return;
+
+malformed:
+	atomic64_inc(&sroce_fw_rx_malformed);
+drop:
+	kfree_skb(skb);
+}
 
 static int sroce_fw_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	atomic64_inc(&sroce_fw_rx_unhandled);
-	kfree_skb(skb);
+	sroce_fw_rx_v2(sock_net(sk), skb);
 	return 0;
 }
 
-static struct socket *sroce_fw_udp_open(int family)
+static struct socket *sroce_fw_udp_open(struct net *net, int family)
 {
 	struct udp_tunnel_sock_cfg tunnel_cfg = {
 		.encap_type = 1,
@@ -51,55 +147,226 @@ static struct socket *sroce_fw_udp_open(int family)
 	};
 	struct udp_port_cfg port_cfg = {
 		.family = family,
-		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
+		.local_udp_port = htons(SROCE_ROCE_V2_UDP_DPORT),
 		.ipv6_v6only = family == AF_INET6,
 	};
 	struct socket *sock;
 	int err;
 
-	err = udp_sock_create(&init_net, &port_cfg, &sock);
+	err = udp_sock_create(net, &port_cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(&init_net, sock, &tunnel_cfg);
+	setup_udp_tunnel_sock(net, sock, &tunnel_cfg);
 	return sock;
 }
 
-/**
- * sroce_fw_net_init() - claim UDP port 4791 for IPv4 and IPv6
- *
- * Return: 0; -EADDRINUSE if another stack holds the port; another negative
- * errno on failure. A kernel without IPv6 only gets the IPv4 socket.
- */
-int sroce_fw_net_init(void)
+static int __net_init sroce_fw_netns_init(struct net *net)
 {
+	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct socket *sock;
 
-	sock = sroce_fw_udp_open(AF_INET);
+	sock = sroce_fw_udp_open(net, AF_INET);
 	if (IS_ERR(sock))
 		return PTR_ERR(sock);
-	sroce_fw_sock4 = sock;
+	ns->sock4 = sock;
 
-	sock = sroce_fw_udp_open(AF_INET6);
+	sock = sroce_fw_udp_open(net, AF_INET6);
 	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
-		udp_tunnel_sock_release(sroce_fw_sock4);
-		sroce_fw_sock4 = NULL;
+		udp_tunnel_sock_release(ns->sock4);
+		ns->sock4 = NULL;
 		return PTR_ERR(sock);
 	}
-	sroce_fw_sock6 = IS_ERR(sock) ? NULL : sock;
+	ns->sock6 = IS_ERR(sock) ? NULL : sock;
 	return 0;
 }
 
+static void __net_exit sroce_fw_netns_exit(struct net *net)
+{
+	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
+
+	if (ns->sock6)
+		udp_tunnel_sock_release(ns->sock6);
+	if (ns->sock4)
+		udp_tunnel_sock_release(ns->sock4);
+	ns->sock4 = NULL;
+	ns->sock6 = NULL;
+}
+
+static struct pernet_operations sroce_fw_netns_ops = {
+	.init = sroce_fw_netns_init,
+	.exit = sroce_fw_netns_exit,
+	.id = &sroce_fw_netns_id,
+	.size = sizeof(struct sroce_fw_netns),
+};
+
+/* The netdev a source GID belongs to: the port's or one of its VLANs. */
+static struct net_device *sroce_fw_path_dev(struct sroce_fw_dev *fw,
+					    u16 vlan_id)
+{
+	if (vlan_id == SROCE_VLAN_NONE)
+		return fw->ndev;
+	return __vlan_find_dev_deep_rcu(fw->ndev, htons(ETH_P_8021Q),
+					vlan_id);
+}
+
+static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
+			    const struct sroce_fw_path *path)
+{
+	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
+	struct flowi4 fl = {
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = path->traffic_class & ~INET_ECN_MASK,
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	memcpy(&fl.saddr, path->sgid + 12, 4);
+	memcpy(&fl.daddr, path->dgid + 12, 4);
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	skb_dst_set(skb, &rt->dst);
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = path->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = path->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl.saddr;
+	iph->daddr = fl.daddr;
+	ip_select_ident(net, skb, NULL);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+
+	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV4)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	return ip_local_out(net, ns->sock4->sk, skb);
+}
+
+static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
+			    const struct sroce_fw_path *path,
+			    struct net_device *dev)
+{
+	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
+	struct flowi6 fl = {
+		.flowi6_proto = IPPROTO_UDP,
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+
+	if (!ns->sock6)
+		return -EAFNOSUPPORT;
+	memcpy(&fl.saddr, path->sgid, SROCE_GID_LEN);
+	memcpy(&fl.daddr, path->dgid, SROCE_GID_LEN);
+	/* Link-local destinations only make sense through our own netdev. */
+	if (ipv6_addr_type(&fl.daddr) & IPV6_ADDR_LINKLOCAL)
+		fl.flowi6_oif = dev->ifindex;
+	dst = ip6_route_output(net, ns->sock6->sk, &fl);
+	if (dst->error) {
+		int err = dst->error;
+
+		dst_release(dst);
+		return err;
+	}
+	skb_dst_set(skb, dst);
+
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     cpu_to_be32(path->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = path->hop_limit;
+	ip6h->saddr = fl.saddr;
+	ip6h->daddr = fl.daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+
+	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV6)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	return ip6_local_out(net, ns->sock6->sk, skb);
+}
+
 /**
- * sroce_fw_net_exit() - release UDP port 4791
+ * sroce_fw_xmit() - send one RoCE v2 packet
+ * @fw: the function
+ * @skb: transport headers, payload and pad, with 4 bytes reserved at the
+ *	 tail for the ICRC and SROCE_FW_XMIT_HEADROOM of headroom
+ * @path: addresses and header fields
+ *
+ * Consumes @skb in every case.
+ *
+ * Context: process or softirq context.
+ * Return: 0 or a negative errno (the packet is dropped).
+ */
+int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
+		  const struct sroce_fw_path *path)
+{
+	struct net_device *dev;
+	struct udphdr *uh;
+	struct net *net;
+	int err;
+
+	rcu_read_lock();
+	dev = sroce_fw_path_dev(fw, path->vlan_id);
+	if (!dev) {
+		err = -ENETUNREACH;
+		goto err_drop;
+	}
+	net = dev_net(dev);
+
+	skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(path->sport);
+	uh->dest = htons(SROCE_ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	/* Zero: the ICRC protects the payload; the sockets accept this. */
+	uh->check = 0;
+	skb->priority = path->sl;
+	skb->ignore_df = 1;
+
+	if (path->net_type == SROCE_NET_IPV4)
+		err = sroce_fw_xmit_v4(net, skb, path);
+	else
+		err = sroce_fw_xmit_v6(net, skb, path, dev);
+	rcu_read_unlock();
+	return net_xmit_eval(err);
+
+err_drop:
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return err;
+}
+
+/**
+ * sroce_fw_net_init() - claim UDP port 4791 in every network namespace
+ *
+ * Return: 0; -EADDRINUSE if another stack holds the port in the initial
+ * namespace; another negative errno on failure.
+ */
+int sroce_fw_net_init(void)
+{
+	return register_pernet_subsys(&sroce_fw_netns_ops);
+}
+
+/**
+ * sroce_fw_net_exit() - release UDP port 4791 everywhere
  */
 void sroce_fw_net_exit(void)
 {
-	if (sroce_fw_sock6)
-		udp_tunnel_sock_release(sroce_fw_sock6);
-	udp_tunnel_sock_release(sroce_fw_sock4);
-	sroce_fw_sock4 = NULL;
-	sroce_fw_sock6 = NULL;
-	if (atomic64_read(&sroce_fw_rx_unhandled))
-		pr_info("sroce_fw: %lld RoCE v2 datagrams dropped (no packet engine)\n",
-			(long long)atomic64_read(&sroce_fw_rx_unhandled));
+	unregister_pernet_subsys(&sroce_fw_netns_ops);
+	pr_debug("sroce_fw: rx dropped: %lld no device, %lld malformed, %lld bad ICRC\n",
+		 (long long)atomic64_read(&sroce_fw_rx_no_device),
+		 (long long)atomic64_read(&sroce_fw_rx_malformed),
+		 (long long)atomic64_read(&sroce_fw_rx_bad_icrc));
 }

@@ -21,7 +21,7 @@ static bool sroce_fw_qp_rings_ok(const struct sroce_create_qp_req *q,
 
 	if (!q->sq_addr || !q->sq_log2_slots ||
 	    (1U << q->sq_log2_slots) > SROCE_FW_MAX_QP_WR + 1 ||
-	    q->sq_log2_elem > 16 ||
+	    q->sq_log2_elem > SROCE_FW_MAX_WQE_LOG2 ||
 	    sizeof(struct rxe_send_wqe) + send_room > (1U << q->sq_log2_elem) ||
 	    q->max_send_sge > SROCE_FW_MAX_SGE ||
 	    max_inline > SROCE_FW_MAX_INLINE)
@@ -30,7 +30,8 @@ static bool sroce_fw_qp_rings_ok(const struct sroce_create_qp_req *q,
 		return !q->rq_addr;
 	return q->rq_addr && q->rq_log2_slots &&
 	       (1U << q->rq_log2_slots) <= SROCE_FW_MAX_QP_WR + 1 &&
-	       q->rq_log2_elem <= 16 && q->max_recv_sge <= SROCE_FW_MAX_SGE &&
+	       q->rq_log2_elem <= SROCE_FW_MAX_WQE_LOG2 &&
+	       q->max_recv_sge <= SROCE_FW_MAX_SGE &&
 	       sizeof(struct rxe_recv_wqe) +
 	       q->max_recv_sge * sizeof(struct rxe_sge) <=
 	       (1U << q->rq_log2_elem);
@@ -48,11 +49,17 @@ static struct sroce_fw_cq *sroce_fw_qp_get_cq(struct sroce_fw_dev *fw,
 	return cq;
 }
 
+/* The QP is unreachable (erased); wait for its last users, then free. */
 static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 {
+	/* Doorbells and received packets find QPs under RCU. */
+	synchronize_rcu();
+	cancel_work_sync(&qp->send_work);
 	atomic_dec(&qp->scq->users);
 	atomic_dec(&qp->rcq->users);
-	kfree_rcu(qp, rcu);
+	kfree(qp->swqe);
+	kfree(qp->rwqe);
+	kfree(qp);
 }
 
 /**
@@ -107,6 +114,16 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->max_recv_sge = q->max_recv_sge;
 	qp->attr.state = SROCE_QPS_RESET;
 	qp->attr.port = 1;
+	qp->fw = fw;
+	INIT_WORK(&qp->send_work, sroce_fw_send_work);
+	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
+	qp->rwqe = kmalloc(BIT(qp->rq_log2_elem), GFP_KERNEL);
+	if (!qp->swqe || !qp->rwqe) {
+		kfree(qp->swqe);
+		kfree(qp->rwqe);
+		kfree(qp);
+		return SROCE_FW_ERR_NO_RESOURCES;
+	}
 
 	qp->scq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->send_cqn));
 	qp->rcq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->recv_cqn));
@@ -115,6 +132,8 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 			atomic_dec(&qp->scq->users);
 		if (qp->rcq)
 			atomic_dec(&qp->rcq->users);
+		kfree(qp->swqe);
+		kfree(qp->rwqe);
 		kfree(qp);
 		return SROCE_FW_ERR_NOT_FOUND;
 	}
@@ -131,11 +150,14 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	if (err) {
 		atomic_dec(&qp->scq->users);
 		atomic_dec(&qp->rcq->users);
+		kfree(qp->swqe);
+		kfree(qp->rwqe);
 		kfree(qp);
 		return err == -EBUSY && qp->type == SROCE_QPT_GSI ?
 		       SROCE_FW_ERR_BUSY : SROCE_FW_ERR_NO_RESOURCES;
 	}
 	qp->qpn = qpn;
+	qp->sport = sroce_fw_qp_sport(qpn);
 	r->qpn = cpu_to_le32(qpn);
 	return SROCE_FW_OK;
 }
@@ -160,7 +182,7 @@ u16 sroce_fw_check_av(struct sroce_fw_dev *fw, const struct sroce_av *av)
 	    sroce_gid_is_zero(av->dgid))
 		return SROCE_FW_ERR_BAD_PARAM;
 
-	spin_lock(&fw->gid_lock);
+	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[av->sgid_index];
 	if (!e->valid) {
 		status = SROCE_FW_ERR_BAD_PARAM;
@@ -175,7 +197,7 @@ u16 sroce_fw_check_av(struct sroce_fw_dev *fw, const struct sroce_av *av)
 		    (want == SROCE_NET_IPV4 && !sroce_gid_is_v4mapped(av->dgid)))
 			status = SROCE_FW_ERR_BAD_PARAM;
 	}
-	spin_unlock(&fw->gid_lock);
+	spin_unlock_bh(&fw->gid_lock);
 	return status;
 }
 
@@ -301,9 +323,15 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	sroce_fw_qp_apply(qp, mask, &q->attr);
 	if (next == SROCE_QPS_RESET && cur != SROCE_QPS_RESET)
 		sroce_fw_qp_reset(qp);
+	if (mask & SROCE_QPA_SQ_PSN)
+		qp->next_psn = le32_to_cpu(qp->attr.sq_psn);
 	qp->attr.state = next;
 out_unlock:
 	spin_unlock_bh(&qp->lock);
+	/* Entering RTS sends what is queued; entering ERROR flushes it. */
+	if (!status && next != cur &&
+	    (next == SROCE_QPS_RTS || next == SROCE_QPS_ERR))
+		sroce_fw_ring_sq(fw, qp);
 	return status;
 }
 

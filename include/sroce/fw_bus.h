@@ -59,5 +59,6 @@ void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail);
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
 void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
 				   unsigned int how);
+void sroce_fw_ring_sq_doorbell(struct sroce_fw_dev *fw, u32 qpn);
 
 #endif /* SROCE_FW_BUS_H */
