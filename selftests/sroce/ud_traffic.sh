@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# UD traffic driven by stock rdma-core (ibv_ud_pingpong over librxe): on
+# one device (loopback), and between two devices in two network
+# namespaces joined by veth, over IPv4 and IPv6 GIDs. An independent
+# decoder (tshark) reads the packets off the veth.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+command -v ibv_ud_pingpong >/dev/null || ktap_skip_all "ibverbs-utils missing"
+ktap_plan 7
+
+ns=sroce_ud_ns
+ip netns add $ns || ktap_skip_all "cannot create a namespace"
+on_exit "ip netns del $ns"
+ip link add ud0 type veth peer name ud1 netns $ns
+on_exit "ip link del ud0"
+ip link set ud0 up
+ip -n $ns link set ud1 up
+ip addr add 10.98.0.1/24 dev ud0
+ip -n $ns addr add 10.98.0.2/24 dev ud1
+ip addr add fd98::1/64 dev ud0 nodad
+ip -n $ns addr add fd98::2/64 dev ud1 nodad
+link_add sroce_ud0 ud0
+ip netns exec $ns rdma link add sroce_ud1 type sroce netdev ud1
+
+# gid_index DEV GID: index of the RoCE v2 entry holding GID
+gid_index() {
+	local f i
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f")" = "$2" ] &&
+			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
+			echo "$i" && return 0
+	done
+	return 1
+}
+v4a=0000:0000:0000:0000:0000:ffff:0a62:0001
+v4b=0000:0000:0000:0000:0000:ffff:0a62:0002
+v6a=fd98:0000:0000:0000:0000:0000:0000:0001
+v6b=fd98:0000:0000:0000:0000:0000:0000:0002
+wait_until 5 gid_index sroce_ud0 $v6a >/dev/null
+wait_until 5 gid_index sroce_ud1 $v6b >/dev/null
+
+# pingpong NAME SERVER_NS SERVER_DEV SERVER_GIDX CLIENT_DEV CLIENT_GIDX ADDR
+pingpong() {
+	local name=$1 sns=$2 sdev=$3 sgid=$4 cdev=$5 cgid=$6 addr=$7
+	local log srv out status
+	log=$(mktemp)
+	${sns:+ip netns exec $sns} timeout 60 ibv_ud_pingpong -d "$sdev" \
+		-g "$sgid" -n 200 -s 1024 > "$log" 2>&1 &
+	srv=$!
+	# The server listens on TCP 18515 once its QP is ready.
+	wait_until 10 bash -c "${sns:+ip netns exec $sns} ss -ltn | grep -q ':18515 '"
+	out=$(timeout 60 ibv_ud_pingpong -d "$cdev" -g "$cgid" -n 200 \
+	      -s 1024 "$addr" 2>&1)
+	status=$?
+	wait $srv || status=$?
+	if [ $status -eq 0 ] && grep -q "200 iters" <<< "$out" &&
+	   grep -q "200 iters" "$log"; then
+		ktap_diag "$name: $(grep iters <<< "$out")"
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "client: $out / server: $(cat "$log")"
+	fi
+	rm -f "$log"
+}
+
+g0=$(gid_index sroce_ud0 $v4a)
+pingpong "loopback_ipv4" "" sroce_ud0 "$g0" sroce_ud0 "$g0" 127.0.0.1
+
+cap=$(mktemp)
+on_exit "rm -f $cap"
+tshark -i ud0 -c 20 -F pcap -w "$cap" -f "udp port 4791" >/dev/null 2>&1 &
+tshark_pid=$!
+on_exit "kill $tshark_pid"
+wait_until 10 bash -c "grep -q ud0 /proc/net/packet 2>/dev/null || [ -s $cap ]"
+nap 1
+
+pingpong "netns_ipv4" $ns sroce_ud1 "$(gid_index sroce_ud1 $v4b)" \
+	sroce_ud0 "$g0" 10.98.0.2
+pingpong "netns_ipv6" $ns sroce_ud1 "$(gid_index sroce_ud1 $v6b)" \
+	sroce_ud0 "$(gid_index sroce_ud0 $v6a)" 10.98.0.2
+
+wait_until 10 bash -c "! kill -0 $tshark_pid 2>/dev/null"
+decoded=$(mktemp)
+on_exit "rm -f $decoded"
+tshark -r "$cap" -d udp.port==4791,infiniband -V > "$decoded" 2>/dev/null
+ktap_check "tshark_decodes_ud_send" \
+	grep -q "Unreliable Datagram (UD) - SEND only" "$decoded"
+ktap_check "tshark_sees_deth" grep -q "Source Queue Pair" "$decoded"
+# tshark flags packets whose lengths or headers it cannot reconcile.
+ktap_check "tshark_no_malformed" \
+	bash -c '! grep -qi "malformed" "$1"' _ "$decoded"
+ktap_check "icrc_valid" "$(dirname "$0")/icrc_check.py" "$cap"
+
+ktap_finish
