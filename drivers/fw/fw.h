@@ -73,6 +73,24 @@ struct sroce_fw_cq {
 /* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */
 #define SROCE_FW_MAX_WQE_LOG2		10
 
+/**
+ * struct sroce_fw_sq_track - what the requester remembers of a sent WQE
+ * @wr_id: for its completion
+ * @first_psn: PSN of its first packet
+ * @last_psn: PSN of its last packet
+ * @length: message length
+ * @opcode: IB_WR_* opcode
+ * @signaled: it completes with a CQE on success
+ */
+struct sroce_fw_sq_track {
+	u64 wr_id;
+	u32 first_psn;
+	u32 last_psn;
+	u32 length;
+	u8 opcode;
+	bool signaled;
+};
+
 /* Remote access rights a QP may grant (IB_ACCESS_* values). */
 #define SROCE_QP_ACCESS_ALL		0xf	/* LOCAL_WRITE..REMOTE_ATOMIC */
 
@@ -104,6 +122,20 @@ struct sroce_fw_cq {
  * @sport: UDP source port of every packet of this QP
  * @swqe: private copy of the send WQE being processed
  * @rwqe: private copy of the receive WQE being consumed
+ * @sq_next: RC/UC: first send WQE not completely sent
+ * @sq_next_off: RC/UC: bytes of it already sent
+ * @track: RC/UC: per send slot, what completion needs
+ * @rnr_timer: RC: resends after an RNR NAK's delay
+ * @rnr_left: RC: RNR retries left (7: unlimited)
+ * @epsn: responder: expected PSN
+ * @msn: responder: messages completed
+ * @nak_sent: responder: a sequence NAK is out, stay quiet until repaired
+ * @in_msg: responder: inside a multi-packet SEND or WRITE
+ * @rwqe_valid: responder: @rwqe holds the receive WQE being filled
+ * @msg_off: responder: bytes of the current message placed
+ * @write_va: responder: RDMA WRITE target address
+ * @write_rkey: responder: RDMA WRITE key
+ * @write_len: responder: RDMA WRITE length
  * @rcu: deferred free; the packet path looks QPs up under RCU
  */
 struct sroce_fw_qp {
@@ -132,6 +164,20 @@ struct sroce_fw_qp {
 	u16 sport;
 	struct rxe_send_wqe *swqe;
 	struct rxe_recv_wqe *rwqe;
+	u32 sq_next;
+	u32 sq_next_off;
+	struct sroce_fw_sq_track *track;
+	struct timer_list rnr_timer;
+	u8 rnr_left;
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	bool in_msg;
+	bool rwqe_valid;
+	u64 msg_off;
+	u64 write_va;
+	u32 write_rkey;
+	u32 write_len;
 	struct rcu_head rcu;
 };
 
@@ -366,6 +412,16 @@ u16 sroce_fw_qp_sport(u32 qpn);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
+int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		      u32 psn, u8 syndrome);
+
+/* fw_comp.c */
+void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			  struct sroce_fw_pkt *pkt);
+void sroce_fw_rnr_timer(struct timer_list *t);
+void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    u32 status, const struct sroce_fw_sq_track *t);
+u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_net.c */
 int sroce_fw_net_init(void);

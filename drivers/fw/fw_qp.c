@@ -54,7 +54,9 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 {
 	/* Doorbells and received packets find QPs under RCU. */
 	synchronize_rcu();
+	timer_shutdown_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->send_work);
+	kvfree(qp->track);
 	atomic_dec(&qp->scq->users);
 	atomic_dec(&qp->rcq->users);
 	kfree(qp->swqe);
@@ -116,9 +118,12 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->attr.port = 1;
 	qp->fw = fw;
 	INIT_WORK(&qp->send_work, sroce_fw_send_work);
+	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
 	qp->rwqe = kmalloc(BIT(qp->rq_log2_elem), GFP_KERNEL);
-	if (!qp->swqe || !qp->rwqe) {
+	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
+	if (!qp->swqe || !qp->rwqe || !qp->track) {
+		kvfree(qp->track);
 		kfree(qp->swqe);
 		kfree(qp->rwqe);
 		kfree(qp);
@@ -132,6 +137,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 			atomic_dec(&qp->scq->users);
 		if (qp->rcq)
 			atomic_dec(&qp->rcq->users);
+		kvfree(qp->track);
 		kfree(qp->swqe);
 		kfree(qp->rwqe);
 		kfree(qp);
@@ -150,6 +156,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	if (err) {
 		atomic_dec(&qp->scq->users);
 		atomic_dec(&qp->rcq->users);
+		kvfree(qp->track);
 		kfree(qp->swqe);
 		kfree(qp->rwqe);
 		kfree(qp);
@@ -269,7 +276,13 @@ static void sroce_fw_qp_apply(struct sroce_fw_qp *qp, u32 mask,
 static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 {
 	qp->sq_cons = 0;
+	qp->sq_next = 0;
+	qp->sq_next_off = 0;
 	qp->rq_cons = 0;
+	qp->in_msg = false;
+	qp->rwqe_valid = false;
+	qp->nak_sent = false;
+	qp->msn = 0;
 	WRITE_ONCE(qp->sq->producer_index, 0);
 	WRITE_ONCE(qp->sq->consumer_index, 0);
 	WRITE_ONCE(qp->rq->producer_index, 0);
@@ -325,6 +338,10 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		sroce_fw_qp_reset(qp);
 	if (mask & SROCE_QPA_SQ_PSN)
 		qp->next_psn = le32_to_cpu(qp->attr.sq_psn);
+	if (mask & SROCE_QPA_RQ_PSN)
+		qp->epsn = le32_to_cpu(qp->attr.rq_psn);
+	if (mask & SROCE_QPA_RNR_RETRY)
+		qp->rnr_left = qp->attr.rnr_retry;
 	qp->attr.state = next;
 out_unlock:
 	spin_unlock_bh(&qp->lock);

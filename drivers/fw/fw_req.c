@@ -7,9 +7,12 @@
  * a private buffer before anything in it is looked at, and everything is
  * validated on that copy: opcode, SGE count, lengths, keys, address
  * handle. Nothing read from the ring is trusted as an index or a size.
+ * What completion needs later (wr_id, PSN range, ...) is remembered in the
+ * firmware's own per-slot track, never read back from the ring.
  *
- * Implemented so far: UD (and GSI) sends. RC and UC arrive with the
- * completer; their WQEs complete with an error until then.
+ * Implemented: UD (and GSI) sends; RC and UC SEND and RDMA WRITE, with
+ * and without immediate, segmented to the path MTU. RDMA READ and atomics
+ * complete with an error until the completer handles their responses.
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -17,37 +20,73 @@
 #include <rdma/ib_verbs.h>
 
 #include "fw.h"
+#include "lib/psn.h"
 #include "lib/qp_state.h"
 #include "lib/ring.h"
 
-/* Write a completion for the WQE in qp->swqe. */
-static void sroce_fw_send_complete(struct sroce_fw_dev *fw,
-				   struct sroce_fw_qp *qp, u32 status,
-				   u32 byte_len)
+/**
+ * sroce_fw_qp_pmtu() - path MTU a connected QP segments to
+ * @fw: the function
+ * @qp: the QP
+ *
+ * Return: bytes; the smaller of the QP's path MTU and the port's.
+ */
+u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	const struct rxe_send_wqe *wqe = qp->swqe;
+	u8 mtu = min_t(u8, qp->attr.path_mtu, READ_ONCE(fw->port.active_mtu));
+
+	return sroce_ib_mtu_bytes(mtu) ? : 256;
+}
+
+/**
+ * sroce_fw_send_complete() - write the completion of a send WQE
+ * @fw: the function
+ * @qp: the QP
+ * @status: IB_WC_* status
+ * @t: what was remembered of the WQE
+ *
+ * Successful unsignaled WQEs complete silently; errors and flushes always
+ * produce a completion.
+ */
+void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    u32 status, const struct sroce_fw_sq_track *t)
+{
 	struct ib_uverbs_wc wc = {
-		.wr_id = wqe->wr.wr_id,
+		.wr_id = t->wr_id,
 		.status = status,
-		.opcode = IB_WC_SEND,
-		.byte_len = byte_len,
+		.byte_len = t->length,
 		.qp_num = qp->qpn,
 		.port_num = 1,
 	};
 
-	if (wqe->wr.opcode == IB_WR_SEND_WITH_IMM)
-		wc.wc_flags = IB_WC_WITH_IMM;
-	/* Errors and flushes complete whether or not they were signaled. */
-	if (status == IB_WC_SUCCESS && !(qp->flags & SROCE_QP_F_SIG_ALL) &&
-	    !(wqe->wr.send_flags & IB_SEND_SIGNALED))
+	if (status == IB_WC_SUCCESS && !t->signaled)
 		return;
+	switch (t->opcode) {
+	case IB_WR_RDMA_WRITE:
+		wc.opcode = IB_WC_RDMA_WRITE;
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wc.opcode = IB_WC_RDMA_WRITE;
+		wc.wc_flags = IB_WC_WITH_IMM;
+		break;
+	case IB_WR_RDMA_READ:
+		wc.opcode = IB_WC_RDMA_READ;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		wc.opcode = IB_WC_SEND;
+		wc.wc_flags = IB_WC_WITH_IMM;
+		break;
+	default:
+		wc.opcode = IB_WC_SEND;
+		break;
+	}
 	sroce_fw_cq_post(fw, qp->scq, &wc, false);
 }
 
-/* Copy the send WQE at the consumer index; validate its SGE count. */
-static int sroce_fw_fetch_swqe(struct sroce_fw_qp *qp)
+/* Copy the send WQE at slot @index; validate its SGE count. */
+static int sroce_fw_fetch_swqe(struct sroce_fw_qp *qp, u32 index)
 {
-	memcpy(qp->swqe, sroce_ring_slot(qp->sq, qp->sq_cons, qp->sq_mask,
+	memcpy(qp->swqe, sroce_ring_slot(qp->sq, index, qp->sq_mask,
 					 qp->sq_log2_elem),
 	       BIT(qp->sq_log2_elem));
 	if (!(qp->swqe->wr.send_flags & IB_SEND_INLINE) &&
@@ -71,12 +110,12 @@ static int sroce_fw_swqe_length(struct sroce_fw_qp *qp, u64 *len)
 	*len = 0;
 	for (i = 0; i < wqe->dma.num_sge; i++)
 		*len += wqe->dma.sge[i].length;
-	return 0;
+	return *len > U32_MAX ? -EINVAL : 0;
 }
 
-/* Gather @len bytes of the WQE's data into @dst. */
+/* Gather @len bytes of the WQE's data, starting @off bytes in. */
 static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			   u8 *dst, u64 len)
+			   u64 off, u8 *dst, u64 len)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_fw_mr *mr;
@@ -84,26 +123,63 @@ static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 i;
 
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
-		memcpy(dst, wqe->dma.inline_data, len);
+		memcpy(dst, wqe->dma.inline_data + off, len);
 		return 0;
 	}
 	rcu_read_lock();
-	for (i = 0; i < wqe->dma.num_sge && !err; i++) {
+	for (i = 0; i < wqe->dma.num_sge && len; i++) {
 		const struct rxe_sge *sge = &wqe->dma.sge[i];
+		u64 n;
 
-		if (!sge->length)
+		if (off >= sge->length) {
+			off -= sge->length;
 			continue;
-		mr = sroce_fw_mr_lookup(fw, sge->lkey, qp->pdn, 0, sge->addr,
-					sge->length);
+		}
+		n = min_t(u64, len, sge->length - off);
+		mr = sroce_fw_mr_lookup(fw, sge->lkey, qp->pdn, 0,
+					sge->addr + off, n);
 		if (!mr) {
 			err = -EACCES;
 			break;
 		}
-		sroce_fw_mr_copy(mr, sge->addr, dst, sge->length, false);
-		dst += sge->length;
+		sroce_fw_mr_copy(mr, sge->addr + off, dst, n, false);
+		dst += n;
+		len -= n;
+		off = 0;
 	}
 	rcu_read_unlock();
-	return err;
+	return err ? err : (len ? -EINVAL : 0);
+}
+
+/* Build headers + payload into a new skb and send it. */
+static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			     struct sroce_roce_fields *f,
+			     const struct sroce_fw_path *path, u64 off)
+{
+	unsigned int pad = sroce_roce_pad(f->payload_len);
+	struct sk_buff *skb;
+	int hdr_len;
+
+	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
+			f->payload_len + pad + 4, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
+	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
+				   SROCE_ROCE_MAX_HDR_LEN, f);
+	if (hdr_len < 0) {
+		kfree_skb(skb);
+		return hdr_len;
+	}
+	skb_put(skb, hdr_len);
+	if (sroce_fw_gather(fw, qp, off, skb_put(skb, f->payload_len),
+			    f->payload_len)) {
+		kfree_skb(skb);
+		return -EACCES;
+	}
+	skb_put_zero(skb, pad + 4);
+	sroce_fw_xmit(fw, skb, path);
+	return 0;
 }
 
 /* The address vector a UD WQE sends to. */
@@ -134,29 +210,25 @@ static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 /* Send one UD WQE. Return: an IB_WC_* status. */
 static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			    u64 *byte_len)
+			    u64 len)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_roce_fields f = {};
 	struct sroce_fw_path path;
 	struct sroce_av av;
-	struct sk_buff *skb;
-	unsigned int pad;
-	int hdr_len;
-	u64 len;
 
 	if (wqe->wr.opcode != IB_WR_SEND &&
 	    wqe->wr.opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (sroce_fw_swqe_length(qp, &len) ||
-	    len > sroce_ib_mtu_bytes(READ_ONCE(fw->port.active_mtu)))
+	if (len > sroce_ib_mtu_bytes(READ_ONCE(fw->port.active_mtu)))
 		return IB_WC_LOC_LEN_ERR;
 	if (sroce_fw_ud_av(fw, qp, &av) ||
 	    sroce_fw_path_from_av(fw, &av, &path))
 		return IB_WC_LOC_QP_OP_ERR;
 	path.sport = qp->sport;
 
-	f.opcode = wqe->wr.opcode == IB_WR_SEND ? 0x64 : 0x65;
+	f.opcode = SROCE_OPCODE(SROCE_TR_UD, wqe->wr.opcode == IB_WR_SEND ?
+				 SROCE_OP_SEND_ONLY : SROCE_OP_SEND_ONLY_IMM);
 	f.se = wqe->wr.send_flags & IB_SEND_SOLICITED;
 	f.pkey = IB_DEFAULT_PKEY_FULL;
 	f.qpn = wqe->wr.wr.ud.remote_qpn & 0xffffff;
@@ -165,32 +237,96 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.deth_qkey = wqe->wr.wr.ud.remote_qkey & 0x80000000 ?
 		      le32_to_cpu(qp->attr.qkey) : wqe->wr.wr.ud.remote_qkey;
 	f.deth_sqp = qp->qpn;
-	f.imm = be32_to_cpu((__force __be32)wqe->wr.ex.imm_data);
+	f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 	f.payload_len = len;
-	pad = sroce_roce_pad(len);
+	if (sroce_fw_send_pkt(fw, qp, &f, &path, 0))
+		return IB_WC_LOC_PROT_ERR;
+	qp->next_psn = sroce_psn_add(qp->next_psn, 1);
+	return IB_WC_SUCCESS;
+}
 
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN + len +
-			pad + 4, GFP_ATOMIC);
-	if (!skb)
-		return IB_WC_GENERAL_ERR;
-	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
-	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
-				   SROCE_ROCE_MAX_HDR_LEN, &f);
-	if (hdr_len < 0) {
-		kfree_skb(skb);
+/* The opcode of one packet of a SEND or WRITE message. */
+static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
+{
+	bool write = wr_opcode == IB_WR_RDMA_WRITE ||
+		     wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = wr_opcode == IB_WR_SEND_WITH_IMM ||
+		   wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	if (first && last)
+		return write ? (imm ? SROCE_OP_WRITE_ONLY_IMM :
+				      SROCE_OP_WRITE_ONLY) :
+			       (imm ? SROCE_OP_SEND_ONLY_IMM :
+				      SROCE_OP_SEND_ONLY);
+	if (first)
+		return write ? SROCE_OP_WRITE_FIRST : SROCE_OP_SEND_FIRST;
+	if (last)
+		return write ? (imm ? SROCE_OP_WRITE_LAST_IMM :
+				      SROCE_OP_WRITE_LAST) :
+			       (imm ? SROCE_OP_SEND_LAST_IMM :
+				      SROCE_OP_SEND_LAST);
+	return write ? SROCE_OP_WRITE_MIDDLE : SROCE_OP_SEND_MIDDLE;
+}
+
+/*
+ * Send what is left of the RC/UC WQE at qp->sq_next. Return: an IB_WC_*
+ * status; on success the WQE is completely sent.
+ */
+static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	const struct rxe_send_wqe *wqe = qp->swqe;
+	struct sroce_fw_sq_track *t = &qp->track[qp->sq_next];
+	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
+	struct sroce_fw_path path;
+	u64 len, off = qp->sq_next_off;
+
+	switch (wqe->wr.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	skb_put(skb, hdr_len);
-	if (sroce_fw_gather(fw, qp, skb_put(skb, len), len)) {
-		kfree_skb(skb);
-		return IB_WC_LOC_PROT_ERR;
-	}
-	skb_put_zero(skb, pad + 4);
+	if (sroce_fw_swqe_length(qp, &len))
+		return IB_WC_LOC_LEN_ERR;
+	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
+		return IB_WC_LOC_QP_OP_ERR;
+	path.sport = qp->sport;
 
-	qp->next_psn = (qp->next_psn + 1) & 0xffffff;
-	/* A UD send completes once it is on the wire, delivered or not. */
-	sroce_fw_xmit(fw, skb, &path);
-	*byte_len = len;
+	if (!off) {
+		t->wr_id = wqe->wr.wr_id;
+		t->first_psn = qp->next_psn;
+		t->length = len;
+		t->opcode = wqe->wr.opcode;
+		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
+			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
+	}
+	do {
+		struct sroce_roce_fields f = {};
+		u32 n = min_t(u64, len - off, pmtu);
+		bool first = !off, last = off + n == len;
+
+		f.opcode = sroce_fw_rc_opcode(wqe->wr.opcode, first, last);
+		if (qp->type == SROCE_QPT_UC)
+			f.opcode = SROCE_OPCODE(SROCE_TR_UC, f.opcode);
+		f.se = last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
+		f.pkey = IB_DEFAULT_PKEY_FULL;
+		f.qpn = le32_to_cpu(qp->attr.dest_qpn);
+		f.psn = qp->next_psn;
+		f.ackreq = last && qp->type == SROCE_QPT_RC;
+		f.reth_va = wqe->wr.wr.rdma.remote_addr;
+		f.reth_rkey = wqe->wr.wr.rdma.rkey;
+		f.reth_len = len;
+		f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
+		f.payload_len = n;
+		if (sroce_fw_send_pkt(fw, qp, &f, &path, off))
+			return IB_WC_LOC_PROT_ERR;
+		t->last_psn = qp->next_psn;
+		qp->next_psn = sroce_psn_add(qp->next_psn, 1);
+		off += n;
+	} while (off < len);
 	return IB_WC_SUCCESS;
 }
 
@@ -199,19 +335,33 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	struct ib_uverbs_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
 		.qp_num = qp->qpn,
 		.port_num = 1,
 	};
+	struct sroce_fw_sq_track t = {};
 	u32 prod;
 
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
 	while (qp->sq_cons != prod) {
-		/* Only the wr_id matters: a bad SGE count is no reason here. */
-		sroce_fw_fetch_swqe(qp);
-		sroce_fw_send_complete(fw, qp, IB_WC_WR_FLUSH_ERR, 0);
+		/* Sent WQEs are known; for the others the copy has the id. */
+		if (qp->sq_cons != qp->sq_next &&
+		    (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)) {
+			t = qp->track[qp->sq_cons];
+		} else {
+			sroce_fw_fetch_swqe(qp, qp->sq_cons);
+			t.wr_id = qp->swqe->wr.wr_id;
+			t.opcode = qp->swqe->wr.opcode;
+		}
+		t.length = 0;
+		sroce_fw_send_complete(fw, qp, IB_WC_WR_FLUSH_ERR, &t);
+		if (qp->sq_cons == qp->sq_next)
+			qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
 		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
 	}
+	qp->sq_next = qp->sq_cons;
+	qp->sq_next_off = 0;
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 
@@ -223,12 +373,29 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 					qp->rq_log2_elem);
 
 		wc.wr_id = READ_ONCE(rwqe->wr_id);
-		wc.opcode = IB_WC_RECV;
 		sroce_fw_cq_post(fw, qp->rcq, &wc, false);
 		qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
 	}
 	/* Release: the receive slots are the producer's again. */
 	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
+	qp->rwqe_valid = false;
+	qp->in_msg = false;
+}
+
+/* A local error: complete the WQE, take the QP to ERROR, flush the rest. */
+static void sroce_fw_send_error(struct sroce_fw_dev *fw,
+				struct sroce_fw_qp *qp, u32 status)
+{
+	struct sroce_fw_sq_track t = {
+		.wr_id = qp->swqe->wr.wr_id,
+		.opcode = qp->swqe->wr.opcode,
+	};
+
+	sroce_fw_send_complete(fw, qp, status, &t);
+	qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
+	qp->sq_cons = qp->sq_next;
+	qp->attr.state = SROCE_QPS_ERR;
+	sroce_fw_flush(fw, qp);
 }
 
 /**
@@ -240,6 +407,7 @@ void sroce_fw_send_work(struct work_struct *work)
 	struct sroce_fw_qp *qp = container_of(work, struct sroce_fw_qp,
 					      send_work);
 	struct sroce_fw_dev *fw = qp->fw;
+	struct sroce_fw_sq_track t;
 	u32 prod, status;
 	u64 len;
 
@@ -253,21 +421,35 @@ void sroce_fw_send_work(struct work_struct *work)
 
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
-	while (qp->sq_cons != prod) {
-		len = 0;
-		if (sroce_fw_fetch_swqe(qp))
-			status = IB_WC_LOC_LEN_ERR;
-		else if (qp->type == SROCE_QPT_UD || qp->type == SROCE_QPT_GSI)
-			status = sroce_fw_send_ud(fw, qp, &len);
+	while (qp->sq_next != prod) {
+		if (sroce_fw_fetch_swqe(qp, qp->sq_next) ||
+		    sroce_fw_swqe_length(qp, &len)) {
+			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
+			goto out_unlock;
+		}
+		if (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)
+			status = sroce_fw_send_rc(fw, qp);
 		else
-			status = IB_WC_LOC_QP_OP_ERR;
-		sroce_fw_send_complete(fw, qp, status, len);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+			status = sroce_fw_send_ud(fw, qp, len);
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
-			qp->attr.state = SROCE_QPS_ERR;
-			sroce_fw_flush(fw, qp);
-			break;
+			sroce_fw_send_error(fw, qp, status);
+			goto out_unlock;
+		}
+		t = (struct sroce_fw_sq_track){
+			.wr_id = qp->swqe->wr.wr_id,
+			.length = len,
+			.opcode = qp->swqe->wr.opcode,
+			.signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
+				    (qp->swqe->wr.send_flags &
+				     IB_SEND_SIGNALED),
+		};
+		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
+		qp->sq_next_off = 0;
+		/* RC completes on acknowledgement; UD and UC once sent. */
+		if (qp->type != SROCE_QPT_RC) {
+			sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, &t);
+			qp->sq_cons = qp->sq_next;
 		}
 	}
 	/* Release: the slots are the producer's again. */

@@ -4,16 +4,28 @@
  * their BTH names; each consumes WQEs of the QP's receive ring, which is
  * copied and validated first, exactly as on the send side.
  *
- * Implemented so far: UD (and GSI) receives. Packets for RC and UC QPs
- * are counted and dropped until the reliable transport lands.
+ * Implemented: UD (and GSI) receives; RC and UC SEND and RDMA WRITE
+ * requests (with immediate), with RC sequence checking, acknowledgement,
+ * sequence NAKs, RNR NAKs and NAKs for bad requests and access errors.
+ * Acknowledgements and other responses go to the completer (fw_comp.c).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_verbs.h>
 
+#include <rdma/ib_mad.h>
+
 #include "fw.h"
+#include "lib/psn.h"
 #include "lib/qp_state.h"
 #include "lib/ring.h"
+
+/* AETH syndromes the responder sends (IBA 9.7.5.2.2). */
+#define SROCE_SYN_ACK		(SROCE_AETH_TYPE_ACK | SROCE_AETH_CREDIT_INVALID)
+#define SROCE_SYN_RNR_NAK	SROCE_AETH_TYPE_RNR_NAK
+#define SROCE_SYN_NAK_PSN_SEQ	(SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_PSN_SEQ)
+#define SROCE_SYN_NAK_INV_REQ	(SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_INVALID_REQ)
+#define SROCE_SYN_NAK_REM_ACCESS (SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_REM_ACCESS)
 
 /* The 40 bytes a UD receive buffer starts with (IBA 11.4.1.1). */
 #define SROCE_GRH_LEN		40
@@ -141,6 +153,281 @@ out_unlock:
 }
 
 /**
+ * sroce_fw_send_ack() - send an acknowledgement or NAK for an RC QP
+ * @fw: the function
+ * @qp: the QP, whose lock is held
+ * @psn: the PSN acknowledged (or, for a NAK, the one expected)
+ * @syndrome: AETH syndrome
+ *
+ * Return: 0 or a negative errno (the packet is dropped).
+ */
+int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		      u32 psn, u8 syndrome)
+{
+	struct sroce_roce_fields f = {
+		.opcode = SROCE_OP_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = psn,
+		.aeth_syndrome = syndrome,
+		.aeth_msn = qp->msn & 0xffffff,
+	};
+	struct sroce_fw_path path;
+	struct sk_buff *skb;
+	int len;
+
+	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
+		return -EINVAL;
+	path.sport = qp->sport;
+	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN + 4,
+			GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
+	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
+			       &f);
+	if (len < 0) {
+		kfree_skb(skb);
+		return len;
+	}
+	skb_put(skb, len);
+	skb_put_zero(skb, 4);
+	return sroce_fw_xmit(fw, skb, &path);
+}
+
+/* The responder hit an error it reports and cannot recover from. */
+static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
+				struct sroce_fw_qp *qp, u32 psn, u8 syndrome,
+				u32 wc_status)
+{
+	if (qp->type == SROCE_QPT_RC)
+		sroce_fw_send_ack(fw, qp, psn, syndrome);
+	if (qp->rwqe_valid) {
+		struct ib_uverbs_wc wc = {
+			.wr_id = qp->rwqe->wr_id,
+			.status = wc_status,
+			.opcode = IB_WC_RECV,
+			.qp_num = qp->qpn,
+			.port_num = 1,
+		};
+
+		sroce_fw_cq_post(fw, qp->rcq, &wc, false);
+		qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
+		/* Release: the slot is the producer's again. */
+		smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
+		qp->rwqe_valid = false;
+	}
+	qp->attr.state = SROCE_QPS_ERR;
+	qp->in_msg = false;
+	sroce_fw_ring_sq(fw, qp);
+}
+
+/* Take the next receive WQE; false if none is posted. */
+static bool sroce_fw_take_rwqe(struct sroce_fw_qp *qp)
+{
+	/* Acquire: the WQEs before the producer index are complete. */
+	u32 prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
+
+	if (qp->rq_cons == prod)
+		return false;
+	qp->rwqe_valid = true;
+	return true;
+}
+
+/* Complete the receive WQE of the message that just ended. */
+static void sroce_fw_recv_complete(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp,
+				   const struct sroce_fw_pkt *pkt, bool write)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	struct ib_uverbs_wc wc = {
+		.wr_id = qp->rwqe->wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = write ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+		.byte_len = write ? qp->write_len : qp->msg_off,
+		.qp_num = qp->qpn,
+		.port_num = 1,
+	};
+
+	if (info->op->flags & SROCE_OPF_IMM) {
+		wc.wc_flags = IB_WC_WITH_IMM;
+		memcpy(&wc.ex.imm_data, pkt->hdr + info->off[SROCE_EXT_IMMDT],
+		       sizeof(wc.ex.imm_data));
+	}
+	sroce_fw_cq_post(fw, qp->rcq, &wc, info->se);
+	qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
+	/* Release: the slot is the producer's again. */
+	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
+	qp->rwqe_valid = false;
+}
+
+/*
+ * Place one SEND or WRITE packet. Return: 0, or the AETH syndrome of the
+ * NAK to send (RNR NAKs leave the QP as it is, the others are fatal).
+ */
+static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			 const struct sroce_fw_pkt *pkt, u32 *wc_status)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	u32 flags = info->op->flags, n = info->payload_len;
+	bool write = info->off[SROCE_EXT_RETH] ||
+		     (qp->in_msg && qp->write_len);
+	const u8 *payload = pkt->hdr + info->payload_off;
+	bool start = flags & SROCE_OPF_START;
+	bool end = flags & SROCE_OPF_END;
+	struct sroce_fw_mr *mr;
+
+	/* Packets of a message must come in order: FIRST, MIDDLE..., LAST. */
+	if (start == qp->in_msg) {
+		*wc_status = IB_WC_REM_INV_REQ_ERR;
+		return SROCE_SYN_NAK_INV_REQ;
+	}
+	if (start) {
+		qp->msg_off = 0;
+		qp->write_len = 0;
+		if (info->off[SROCE_EXT_RETH]) {
+			const u8 *reth = pkt->hdr + info->off[SROCE_EXT_RETH];
+
+			qp->write_va = sroce_reth_va(reth);
+			qp->write_rkey = sroce_reth_rkey(reth);
+			qp->write_len = sroce_reth_len(reth);
+			write = true;
+		}
+	}
+	/* A receive WQE is needed by SENDs and by WRITEs with immediate. */
+	if (!qp->rwqe_valid && ((!write && start) ||
+				(write && end && (flags & SROCE_OPF_IMM)))) {
+		if (!sroce_fw_take_rwqe(qp))
+			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
+		if (sroce_fw_fetch_rwqe(qp)) {
+			*wc_status = IB_WC_LOC_LEN_ERR;
+			return SROCE_SYN_NAK_INV_REQ;
+		}
+	}
+
+	if (write) {
+		if (!(le32_to_cpu(qp->attr.access_flags) &
+		      SROCE_ACCESS_REMOTE_WRITE) ||
+		    qp->msg_off + n > qp->write_len) {
+			*wc_status = IB_WC_REM_ACCESS_ERR;
+			return SROCE_SYN_NAK_REM_ACCESS;
+		}
+		rcu_read_lock();
+		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn,
+					SROCE_ACCESS_REMOTE_WRITE,
+					qp->write_va + qp->msg_off, n);
+		if (mr)
+			sroce_fw_mr_copy(mr, qp->write_va + qp->msg_off,
+					 (void *)payload, n, true);
+		rcu_read_unlock();
+		if (!mr && n) {
+			*wc_status = IB_WC_REM_ACCESS_ERR;
+			return SROCE_SYN_NAK_REM_ACCESS;
+		}
+	} else {
+		rcu_read_lock();
+		if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
+			rcu_read_unlock();
+			*wc_status = IB_WC_LOC_LEN_ERR;
+			return SROCE_SYN_NAK_INV_REQ;
+		}
+		rcu_read_unlock();
+	}
+	qp->msg_off += n;
+	qp->in_msg = !end;
+	if (end) {
+		if (qp->rwqe_valid)
+			sroce_fw_recv_complete(fw, qp, pkt, write);
+		qp->msn = (qp->msn + 1) & 0xffffff;
+	}
+	return 0;
+}
+
+static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			     struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	u32 flags = info->op->flags;
+	u32 wc_status = IB_WC_REM_INV_REQ_ERR;
+	bool rc = qp->type == SROCE_QPT_RC;
+	u8 syndrome;
+	int diff;
+
+	/* Responses go to the completer, requests are for us. */
+	if (flags & SROCE_OPF_RESP) {
+		if (rc)
+			sroce_fw_complete_rc(fw, qp, pkt);
+		return;
+	}
+	/* Only SEND and WRITE so far: other requests are refused. */
+	if (!(flags & SROCE_OPF_PAYLOAD) && !(flags & SROCE_OPF_RWQE) &&
+	    !info->off[SROCE_EXT_RETH])
+		goto inv_request;
+	if (info->off[SROCE_EXT_RETH] && !(flags & SROCE_OPF_PAYLOAD))
+		goto inv_request;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->attr.state != SROCE_QPS_RTR &&
+	    qp->attr.state != SROCE_QPS_RTS)
+		goto out_unlock;
+
+	diff = sroce_psn_diff(info->psn, qp->epsn);
+	if (rc && diff < 0) {
+		/* A duplicate: the earlier ACK was lost, acknowledge again. */
+		if (info->ackreq)
+			sroce_fw_send_ack(fw, qp, sroce_psn_sub(qp->epsn, 1),
+					  SROCE_SYN_ACK);
+		goto out_unlock;
+	}
+	if (rc && diff > 0) {
+		/* Something was lost: ask for it once (go-back-N). */
+		if (!qp->nak_sent)
+			sroce_fw_send_ack(fw, qp, qp->epsn,
+					  SROCE_SYN_NAK_PSN_SEQ);
+		qp->nak_sent = true;
+		goto out_unlock;
+	}
+	if (!rc && diff) {
+		/* UC: a lost packet ruins its message; resynchronize. */
+		qp->in_msg = false;
+		if (!(flags & SROCE_OPF_START))
+			goto out_unlock;
+	}
+	qp->nak_sent = false;
+
+	syndrome = sroce_fw_place(fw, qp, pkt, &wc_status);
+	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK) {
+		/* No receive posted: the requester retries later. */
+		if (rc)
+			sroce_fw_send_ack(fw, qp, info->psn, syndrome);
+		goto out_unlock;
+	}
+	if (syndrome) {
+		if (rc)
+			sroce_fw_resp_fatal(fw, qp, info->psn, syndrome,
+					    wc_status);
+		else
+			qp->in_msg = false;
+		goto out_unlock;
+	}
+	qp->epsn = sroce_psn_add(info->psn, 1);
+	if (rc && info->ackreq)
+		sroce_fw_send_ack(fw, qp, info->psn, SROCE_SYN_ACK);
+out_unlock:
+	spin_unlock_bh(&qp->lock);
+	return;
+
+inv_request:
+	spin_lock_bh(&qp->lock);
+	if (rc && (qp->attr.state == SROCE_QPS_RTR ||
+		   qp->attr.state == SROCE_QPS_RTS) &&
+	    sroce_psn_diff(info->psn, qp->epsn) == 0)
+		sroce_fw_resp_fatal(fw, qp, info->psn, SROCE_SYN_NAK_INV_REQ,
+				    wc_status);
+	spin_unlock_bh(&qp->lock);
+}
+
+/**
  * sroce_fw_recv() - hand a received packet to its queue pair
  * @fw: the function owning the destination address
  * @pkt: the parsed packet; the skb stays the caller's
@@ -159,7 +446,9 @@ void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 	case SROCE_QPT_GSI:
 		sroce_fw_recv_ud(fw, qp, pkt);
 		break;
-	default:
+	case SROCE_QPT_RC:
+	case SROCE_QPT_UC:
+		sroce_fw_recv_rc(fw, qp, pkt);
 		break;
 	}
 }

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce firmware: the completer of RC queue pairs. Acknowledgements retire
+ * the WQEs they cover, in order, into the send CQ; a sequence NAK sends
+ * again from the first unacknowledged WQE (go-back-N); an RNR NAK does so
+ * after the delay it asks for, as many times as rnr_retry allows; other
+ * NAKs complete the WQE in error and take the QP to ERROR.
+ *
+ * Not yet: RDMA READ responses, atomic acknowledgements and the transport
+ * timer (retry_cnt); see Documentation/datapath.md.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "fw.h"
+#include "lib/psn.h"
+#include "lib/qp_state.h"
+#include "lib/ring.h"
+
+/* RNR NAK timer codes in microseconds (IBA table 45). */
+static const u32 sroce_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* Send again from the first WQE not acknowledged. Caller holds qp->lock. */
+static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	if (qp->sq_cons == qp->sq_next)
+		return;
+	qp->next_psn = qp->track[qp->sq_cons].first_psn;
+	qp->sq_next = qp->sq_cons;
+	qp->sq_next_off = 0;
+}
+
+/**
+ * sroce_fw_rnr_timer() - the RNR delay is over: send again
+ * @t: the QP's rnr_timer
+ */
+void sroce_fw_rnr_timer(struct timer_list *t)
+{
+	struct sroce_fw_qp *qp = from_timer(qp, t, rnr_timer);
+
+	sroce_fw_ring_sq(qp->fw, qp);
+}
+
+/* Retire WQEs whose last packet is at or before @psn. */
+static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    u32 psn)
+{
+	while (qp->sq_cons != qp->sq_next &&
+	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
+		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS,
+				       &qp->track[qp->sq_cons]);
+		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+	}
+	/* Release: the retired slots are the producer's again. */
+	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
+}
+
+/**
+ * sroce_fw_complete_rc() - handle an acknowledgement for an RC QP
+ * @fw: the function
+ * @qp: the QP
+ * @pkt: the response packet
+ *
+ * Context: softirq.
+ */
+void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			  struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	u8 syndrome;
+	u32 status;
+
+	/* Only plain ACK/NAK so far. */
+	if (!info->off[SROCE_EXT_AETH] || info->payload_len ||
+	    info->off[SROCE_EXT_ATMACK])
+		return;
+	syndrome = sroce_aeth_syndrome(pkt->hdr + info->off[SROCE_EXT_AETH]);
+
+	spin_lock_bh(&qp->lock);
+	if (qp->attr.state != SROCE_QPS_RTS &&
+	    qp->attr.state != SROCE_QPS_SQD)
+		goto out_unlock;
+
+	switch (syndrome & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_TYPE_ACK:
+		sroce_fw_retire(fw, qp, info->psn);
+		qp->rnr_left = qp->attr.rnr_retry;
+		break;
+	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
+		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
+		if (qp->rnr_left == 0) {
+			status = IB_WC_RNR_RETRY_EXC_ERR;
+			goto fatal;
+		}
+		if (qp->rnr_left != 7)
+			qp->rnr_left--;
+		sroce_fw_rewind(fw, qp);
+		mod_timer(&qp->rnr_timer, jiffies +
+			  usecs_to_jiffies(sroce_rnr_usec[syndrome &
+						   SROCE_AETH_VALUE_MASK]));
+		break;
+	case SROCE_AETH_TYPE_NAK:	/* the PSN is the one expected */
+		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
+		switch (syndrome & SROCE_AETH_VALUE_MASK) {
+		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
+			sroce_fw_rewind(fw, qp);
+			sroce_fw_ring_sq(fw, qp);
+			goto out_unlock;
+		case SROCE_AETH_NAK_REM_ACCESS:
+			status = IB_WC_REM_ACCESS_ERR;
+			break;
+		case SROCE_AETH_NAK_REM_OP:
+			status = IB_WC_REM_OP_ERR;
+			break;
+		default:
+			status = IB_WC_REM_INV_REQ_ERR;
+			break;
+		}
+		goto fatal;
+	default:
+		break;
+	}
+out_unlock:
+	spin_unlock_bh(&qp->lock);
+	return;
+
+fatal:
+	if (qp->sq_cons != qp->sq_next) {
+		sroce_fw_send_complete(fw, qp, status, &qp->track[qp->sq_cons]);
+		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+	}
+	qp->attr.state = SROCE_QPS_ERR;
+	sroce_fw_ring_sq(fw, qp);
+	spin_unlock_bh(&qp->lock);
+}
