@@ -66,6 +66,7 @@ module:
 # Every supported kernel, W=1 and sparse; any warning fails the build.
 modules-all:
 	@test -n "$(SUPPORTED_KVERS)" || { echo "no 6.1/6.12 headers installed" >&2; exit 1; }
+	@mkdir -p $(BUILD)
 	@set -e; for k in $(SUPPORTED_KVERS); do \
 		echo "== sroce.ko for $$k (W=1, sparse C=2)"; \
 		rm -rf $(BUILD)/$$k; \

@@ -6,7 +6,7 @@
  * after the delay it asks for, as many times as rnr_retry allows; other
  * NAKs complete the WQE in error and take the QP to ERROR.
  *
- * Not yet: RDMA READ responses, atomic acknowledgements and the transport
+ * Not yet: RDMA READ responses, atomic acknowledgments and the transport
  * timer (retry_cnt); see Documentation/datapath.md.
  */
 #include <rdma/ib_verbs.h>
@@ -59,7 +59,7 @@ static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /**
- * sroce_fw_complete_rc() - handle an acknowledgement for an RC QP
+ * sroce_fw_complete_rc() - handle an acknowledgment for an RC QP
  * @fw: the function
  * @qp: the QP
  * @pkt: the response packet

@@ -50,6 +50,7 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 			  struct sroce_fw_path *path)
 {
 	struct sroce_fw_gid *e;
+	bool ipv4;
 	int err = 0;
 
 	if (av->sgid_index >= SROCE_FW_GID_TABLE_LEN ||
@@ -57,8 +58,9 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 		return -EINVAL;
 	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[av->sgid_index];
+	ipv4 = av->net_type == SROCE_NET_IPV4;
 	if (!e->valid || e->type != SROCE_GID_ROCE_V2 ||
-	    sroce_gid_is_v4mapped(e->gid) != (av->net_type == SROCE_NET_IPV4)) {
+	    sroce_gid_is_v4mapped(e->gid) != ipv4) {
 		err = -EINVAL;
 	} else {
 		memcpy(path->sgid, e->gid, SROCE_GID_LEN);

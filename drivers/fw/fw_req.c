@@ -446,7 +446,7 @@ void sroce_fw_send_work(struct work_struct *work)
 		};
 		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
 		qp->sq_next_off = 0;
-		/* RC completes on acknowledgement; UD and UC once sent. */
+		/* RC completes on acknowledgment; UD and UC once sent. */
 		if (qp->type != SROCE_QPT_RC) {
 			sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, &t);
 			qp->sq_cons = qp->sq_next;

@@ -5,7 +5,7 @@
  * copied and validated first, exactly as on the send side.
  *
  * Implemented: UD (and GSI) receives; RC and UC SEND and RDMA WRITE
- * requests (with immediate), with RC sequence checking, acknowledgement,
+ * requests (with immediate), with RC sequence checking, acknowledgment,
  * sequence NAKs, RNR NAKs and NAKs for bad requests and access errors.
  * Acknowledgements and other responses go to the completer (fw_comp.c).
  */
@@ -153,7 +153,7 @@ out_unlock:
 }
 
 /**
- * sroce_fw_send_ack() - send an acknowledgement or NAK for an RC QP
+ * sroce_fw_send_ack() - send an acknowledgment or NAK for an RC QP
  * @fw: the function
  * @qp: the QP, whose lock is held
  * @psn: the PSN acknowledged (or, for a NAK, the one expected)
