@@ -10,7 +10,7 @@
 # device add/del, port state, GIDs, verbs queries and rxe exclusion.
 set -uo pipefail
 
-smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh rxe_exclusion.sh"
+smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh ud_traffic.sh rc_traffic.sh rxe_exclusion.sh"
 smoke=0
 if [ "${1:-}" = "--smoke" ]; then
 	smoke=1
