@@ -70,6 +70,14 @@ struct sroce_fw_cq {
 	struct rcu_head rcu;
 };
 
+/*
+ * RC/UC packets a QP may have in flight before it waits for an ACK, and
+ * how often it asks for one within a long message. Bounded so that a
+ * burst does not overrun the receiving CPU's backlog (veth, loopback).
+ */
+#define SROCE_FW_SEND_WINDOW		64
+#define SROCE_FW_ACKREQ_EVERY		16
+
 /* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */
 #define SROCE_FW_MAX_WQE_LOG2		10
 
@@ -127,6 +135,9 @@ struct sroce_fw_sq_track {
  * @track: RC/UC: per send slot, what completion needs
  * @rnr_timer: RC: resends after an RNR NAK's delay
  * @rnr_left: RC: RNR retries left (7: unlimited)
+ * @retry_timer: RC: the transport timer, resends when no ACK comes
+ * @retry_left: RC: transport retries left
+ * @una_psn: RC: oldest PSN not acknowledged
  * @epsn: responder: expected PSN
  * @msn: responder: messages completed
  * @nak_sent: responder: a sequence NAK is out, stay quiet until repaired
@@ -169,6 +180,9 @@ struct sroce_fw_qp {
 	struct sroce_fw_sq_track *track;
 	struct timer_list rnr_timer;
 	u8 rnr_left;
+	struct timer_list retry_timer;
+	u8 retry_left;
+	u32 una_psn;
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
@@ -419,6 +433,8 @@ int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  struct sroce_fw_pkt *pkt);
 void sroce_fw_rnr_timer(struct timer_list *t);
+void sroce_fw_retry_timer(struct timer_list *t);
+void sroce_fw_arm_retry(struct sroce_fw_qp *qp);
 void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *t);
 u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);

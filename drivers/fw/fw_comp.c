@@ -26,11 +26,66 @@ static const u32 sroce_rnr_usec[32] = {
 /* Send again from the first WQE not acknowledged. Caller holds qp->lock. */
 static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	if (qp->sq_cons == qp->sq_next)
+	/* A partly sent WQE starts at sq_next itself. */
+	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
 		return;
 	qp->next_psn = qp->track[qp->sq_cons].first_psn;
+	qp->una_psn = qp->next_psn;
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = 0;
+}
+
+/* Whether packets are out that no ACK covered yet. */
+static bool sroce_fw_outstanding(struct sroce_fw_qp *qp)
+{
+	return qp->una_psn != qp->next_psn;
+}
+
+/**
+ * sroce_fw_arm_retry() - (re)start the transport timer if packets are out
+ * @qp: the QP, whose lock is held
+ *
+ * The timeout is 4.096 us * 2^timeout (IBA 9.7.6.1.3), at least 10 ms so
+ * that a slow emulated machine does not resend needlessly; 0 means never.
+ */
+void sroce_fw_arm_retry(struct sroce_fw_qp *qp)
+{
+	u64 usec;
+
+	if (!sroce_fw_outstanding(qp) || !qp->attr.timeout) {
+		del_timer(&qp->retry_timer);
+		return;
+	}
+	usec = max_t(u64, (4096ULL << qp->attr.timeout) / 1000, 10000);
+	if (!timer_pending(&qp->retry_timer))
+		mod_timer(&qp->retry_timer, jiffies + usecs_to_jiffies(usec));
+}
+
+/**
+ * sroce_fw_retry_timer() - no ACK came in time: send again, or give up
+ * @t: the QP's retry_timer
+ */
+void sroce_fw_retry_timer(struct timer_list *t)
+{
+	struct sroce_fw_qp *qp = from_timer(qp, t, retry_timer);
+	struct sroce_fw_dev *fw = qp->fw;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->attr.state != SROCE_QPS_RTS || !sroce_fw_outstanding(qp))
+		goto out_unlock;
+	if (!qp->retry_left) {
+		if (qp->sq_cons != qp->sq_next)
+			sroce_fw_send_complete(fw, qp, IB_WC_RETRY_EXC_ERR,
+					       &qp->track[qp->sq_cons]);
+		qp->sq_cons = qp->sq_next;
+		qp->attr.state = SROCE_QPS_ERR;
+	} else {
+		qp->retry_left--;
+		sroce_fw_rewind(fw, qp);
+	}
+	sroce_fw_ring_sq(fw, qp);
+out_unlock:
+	spin_unlock_bh(&qp->lock);
 }
 
 /**
@@ -86,8 +141,20 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_TYPE_ACK:
+		/* Stale ACKs (before una_psn, or beyond what was sent) count for
+		 * nothing.
+		 */
+		if (sroce_psn_before(info->psn, qp->una_psn) ||
+		    !sroce_psn_before(info->psn, qp->next_psn))
+			break;
 		sroce_fw_retire(fw, qp, info->psn);
+		qp->una_psn = sroce_psn_add(info->psn, 1);
 		qp->rnr_left = qp->attr.rnr_retry;
+		qp->retry_left = qp->attr.retry_cnt;
+		/* Progress: restart the timer and refill the window. */
+		del_timer(&qp->retry_timer);
+		sroce_fw_arm_retry(qp);
+		sroce_fw_ring_sq(fw, qp);
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
 		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));

@@ -55,6 +55,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	/* Doorbells and received packets find QPs under RCU. */
 	synchronize_rcu();
 	timer_shutdown_sync(&qp->rnr_timer);
+	timer_shutdown_sync(&qp->retry_timer);
 	cancel_work_sync(&qp->send_work);
 	kvfree(qp->track);
 	atomic_dec(&qp->scq->users);
@@ -119,6 +120,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->fw = fw;
 	INIT_WORK(&qp->send_work, sroce_fw_send_work);
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
+	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
 	qp->rwqe = kmalloc(BIT(qp->rq_log2_elem), GFP_KERNEL);
 	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
@@ -336,8 +338,12 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	sroce_fw_qp_apply(qp, mask, &q->attr);
 	if (next == SROCE_QPS_RESET && cur != SROCE_QPS_RESET)
 		sroce_fw_qp_reset(qp);
-	if (mask & SROCE_QPA_SQ_PSN)
+	if (mask & SROCE_QPA_SQ_PSN) {
 		qp->next_psn = le32_to_cpu(qp->attr.sq_psn);
+		qp->una_psn = qp->next_psn;
+	}
+	if (mask & SROCE_QPA_RETRY_CNT)
+		qp->retry_left = qp->attr.retry_cnt;
 	if (mask & SROCE_QPA_RQ_PSN)
 		qp->epsn = le32_to_cpu(qp->attr.rq_psn);
 	if (mask & SROCE_QPA_RNR_RETRY)

@@ -268,9 +268,13 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 	return write ? SROCE_OP_WRITE_MIDDLE : SROCE_OP_SEND_MIDDLE;
 }
 
+/* Status of sroce_fw_send_rc() when the send window is full. */
+#define SROCE_FW_WINDOW_FULL	0xffff
+
 /*
- * Send what is left of the RC/UC WQE at qp->sq_next. Return: an IB_WC_*
- * status; on success the WQE is completely sent.
+ * Send what is left of the RC/UC WQE at qp->sq_next, as far as the send
+ * window allows. Return: an IB_WC_* status, or SROCE_FW_WINDOW_FULL with
+ * the progress kept in qp->sq_next_off.
  */
 static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
@@ -307,6 +311,13 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		struct sroce_roce_fields f = {};
 		u32 n = min_t(u64, len - off, pmtu);
 		bool first = !off, last = off + n == len;
+		u32 in_flight = sroce_psn_diff(qp->next_psn, qp->una_psn);
+
+		if (qp->type == SROCE_QPT_RC &&
+		    in_flight >= SROCE_FW_SEND_WINDOW) {
+			qp->sq_next_off = off;
+			return SROCE_FW_WINDOW_FULL;
+		}
 
 		f.opcode = sroce_fw_rc_opcode(wqe->wr.opcode, first, last);
 		if (qp->type == SROCE_QPT_UC)
@@ -315,7 +326,10 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.pkey = IB_DEFAULT_PKEY_FULL;
 		f.qpn = le32_to_cpu(qp->attr.dest_qpn);
 		f.psn = qp->next_psn;
-		f.ackreq = last && qp->type == SROCE_QPT_RC;
+		/* Ask for an ACK at the end and now and then inside. */
+		f.ackreq = qp->type == SROCE_QPT_RC &&
+			   (last || in_flight % SROCE_FW_ACKREQ_EVERY ==
+				    SROCE_FW_ACKREQ_EVERY - 1);
 		f.reth_va = wqe->wr.wr.rdma.remote_addr;
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
 		f.reth_len = len;
@@ -431,6 +445,8 @@ void sroce_fw_send_work(struct work_struct *work)
 			status = sroce_fw_send_rc(fw, qp);
 		else
 			status = sroce_fw_send_ud(fw, qp, len);
+		if (status == SROCE_FW_WINDOW_FULL)
+			break;	/* the completer rings us when ACKs come */
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
 			sroce_fw_send_error(fw, qp, status);
@@ -454,6 +470,8 @@ void sroce_fw_send_work(struct work_struct *work)
 	}
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
+	if (qp->type == SROCE_QPT_RC)
+		sroce_fw_arm_retry(qp);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
 }
