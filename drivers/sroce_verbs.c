@@ -80,7 +80,10 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->hw_ver = le32_to_cpu(c->hw_version);
 	attr->max_qp = le32_to_cpu(c->max_qp);
 	attr->max_qp_wr = le32_to_cpu(c->max_qp_wr);
-	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_RC_RNR_NAK_GEN;
+	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_ATOMIC)
+		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* `rdma link del` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = le32_to_cpu(c->max_send_sge);

@@ -76,6 +76,8 @@ struct sroce_fw_cq {
  * burst does not overrun the receiving CPU's backlog (veth, loopback).
  */
 #define SROCE_FW_SEND_WINDOW		64
+/* Atomic results an RC responder keeps to answer duplicates. */
+#define SROCE_FW_ATOMIC_REPLAY		16
 #define SROCE_FW_ACKREQ_EVERY		16
 
 /* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */
@@ -138,6 +140,10 @@ struct sroce_fw_sq_track {
  * @retry_timer: RC: the transport timer, resends when no ACK comes
  * @retry_left: RC: transport retries left
  * @una_psn: RC: oldest PSN not acknowledged
+ * @comp_psn: RC: next READ response PSN the completer expects
+ * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
+ * @atomic_replay: RC responder: results of recent atomics, for duplicates
+ * @atomic_replay_next: RC responder: next slot of @atomic_replay
  * @epsn: responder: expected PSN
  * @msn: responder: messages completed
  * @nak_sent: responder: a sequence NAK is out, stay quiet until repaired
@@ -183,6 +189,14 @@ struct sroce_fw_qp {
 	struct timer_list retry_timer;
 	u8 retry_left;
 	u32 una_psn;
+	u32 comp_psn;
+	u32 rd_atomic_out;
+	struct {
+		u32 psn;
+		bool valid;
+		u64 orig;
+	} atomic_replay[SROCE_FW_ATOMIC_REPLAY];
+	u32 atomic_replay_next;
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
@@ -418,6 +432,9 @@ struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
+int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
+		      const struct rxe_sge *sge, u32 num_sge, u64 off,
+		      void *buf, u64 len, bool to_mr);
 
 /* fw_req.c */
 void sroce_fw_send_work(struct work_struct *work);

@@ -6,8 +6,10 @@
  * after the delay it asks for, as many times as rnr_retry allows; other
  * NAKs complete the WQE in error and take the QP to ERROR.
  *
- * Not yet: RDMA READ responses, atomic acknowledgments and the transport
- * timer (retry_cnt); see Documentation/datapath.md.
+ * READ responses are placed into the READ WQE's buffers in PSN order and
+ * complete it with the last one; an ATOMIC ACKNOWLEDGE brings the original
+ * value. Both acknowledge every WQE before theirs. The transport timer
+ * resends when nothing comes back, retry_cnt times.
  */
 #include <rdma/ib_verbs.h>
 
@@ -33,6 +35,9 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	qp->una_psn = qp->next_psn;
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = 0;
+	/* Every READ and atomic from here on is sent, and counted, again. */
+	qp->rd_atomic_out = 0;
+	qp->comp_psn = qp->next_psn;
 }
 
 /* Whether packets are out that no ACK covered yet. */
@@ -99,18 +104,109 @@ void sroce_fw_rnr_timer(struct timer_list *t)
 	sroce_fw_ring_sq(qp->fw, qp);
 }
 
-/* Retire WQEs whose last packet is at or before @psn. */
+static bool sroce_fw_is_rd_atomic(const struct sroce_fw_sq_track *t)
+{
+	return t->opcode == IB_WR_RDMA_READ ||
+	       t->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Retire WQEs whose last packet is at or before @psn. READs and atomics
+ * only complete with their responses: an ACK beyond one whose response is
+ * missing means the response was lost, so send again from there.
+ */
 static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 psn)
 {
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
+		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
+			sroce_fw_rewind(fw, qp);
+			sroce_fw_ring_sq(fw, qp);
+			break;
+		}
 		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS,
 				       &qp->track[qp->sq_cons]);
 		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
 	}
 	/* Release: the retired slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
+}
+
+/* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */
+static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
+					struct sroce_fw_qp *qp,
+					struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	struct sroce_fw_sq_track *t;
+	bool atomic = info->opcode == SROCE_OP_ATOMIC_ACK;
+	u64 off, orig;
+	int err;
+
+	/* Responses acknowledge every WQE before the one they answer. */
+	while (qp->sq_cons != qp->sq_next &&
+	       sroce_psn_before(qp->track[qp->sq_cons].last_psn, info->psn) &&
+	       !sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
+		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS,
+				       &qp->track[qp->sq_cons]);
+		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+	}
+	if (qp->sq_cons == qp->sq_next)
+		return;
+	t = &qp->track[qp->sq_cons];
+	if ((t->opcode == IB_WR_RDMA_READ) == atomic ||
+	    sroce_psn_before(info->psn, t->first_psn) ||
+	    sroce_psn_after(info->psn, t->last_psn))
+		return;		/* stale or not ours */
+	if (sroce_psn_before(qp->comp_psn, t->first_psn) ||
+	    sroce_psn_after(qp->comp_psn, t->last_psn))
+		qp->comp_psn = t->first_psn;
+	if (info->psn != qp->comp_psn)
+		return;		/* a gap: the transport timer repairs it */
+
+	/* The WQE's SGEs are read again from the ring, and checked again. */
+	memcpy(qp->swqe, sroce_ring_slot(qp->sq, qp->sq_cons, qp->sq_mask,
+					 qp->sq_log2_elem),
+	       BIT(qp->sq_log2_elem));
+	if (qp->swqe->dma.num_sge > qp->max_send_sge) {
+		err = -EINVAL;
+	} else if (atomic) {
+		orig = sroce_atmack_orig(pkt->hdr + info->off[SROCE_EXT_ATMACK]);
+		err = sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
+					qp->swqe->dma.num_sge, 0, &orig,
+					sizeof(orig), true);
+	} else {
+		off = (u64)sroce_psn_diff(info->psn, t->first_psn) *
+		      sroce_fw_qp_pmtu(fw, qp);
+		err = sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
+					qp->swqe->dma.num_sge, off,
+					pkt->hdr + info->payload_off,
+					info->payload_len, true);
+	}
+	if (err) {
+		sroce_fw_send_complete(fw, qp, IB_WC_LOC_PROT_ERR, t);
+		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		qp->attr.state = SROCE_QPS_ERR;
+		sroce_fw_ring_sq(fw, qp);
+		return;
+	}
+
+	qp->comp_psn = sroce_psn_add(info->psn, 1);
+	qp->una_psn = qp->comp_psn;
+	qp->retry_left = qp->attr.retry_cnt;
+	del_timer(&qp->retry_timer);
+	if (info->psn == t->last_psn) {
+		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, t);
+		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		if (qp->rd_atomic_out)
+			qp->rd_atomic_out--;
+	}
+	/* Release: the retired slots are the producer's again. */
+	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
+	sroce_fw_arm_retry(qp);
+	sroce_fw_ring_sq(fw, qp);
 }
 
 /**
@@ -128,16 +224,15 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u8 syndrome;
 	u32 status;
 
-	/* Only plain ACK/NAK so far. */
-	if (!info->off[SROCE_EXT_AETH] || info->payload_len ||
-	    info->off[SROCE_EXT_ATMACK])
-		return;
-	syndrome = sroce_aeth_syndrome(pkt->hdr + info->off[SROCE_EXT_AETH]);
-
 	spin_lock_bh(&qp->lock);
 	if (qp->attr.state != SROCE_QPS_RTS &&
 	    qp->attr.state != SROCE_QPS_SQD)
 		goto out_unlock;
+	if (info->opcode != SROCE_OP_ACK) {
+		sroce_fw_complete_rd_atomic(fw, qp, pkt);
+		goto out_unlock;
+	}
+	syndrome = sroce_aeth_syndrome(pkt->hdr + info->off[SROCE_EXT_AETH]);
 
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_TYPE_ACK:

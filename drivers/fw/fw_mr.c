@@ -185,6 +185,54 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 }
 
 /**
+ * sroce_fw_sge_copy() - copy between a buffer and a list of local SGEs
+ * @fw: the function
+ * @pdn: protection domain the keys must belong to
+ * @sge: the SGEs (a validated private copy)
+ * @num_sge: entries in @sge
+ * @off: bytes into the SGE list where the copy starts
+ * @buf: kernel buffer
+ * @len: bytes to copy
+ * @to_mr: true to write into the SGEs (needs local write), false to read
+ *
+ * Context: any; takes rcu_read_lock() itself.
+ * Return: 0; -EACCES for a bad key, right or range; -EINVAL if the SGEs
+ * hold fewer than @off + @len bytes.
+ */
+int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
+		      const struct rxe_sge *sge, u32 num_sge, u64 off,
+		      void *buf, u64 len, bool to_mr)
+{
+	u32 access = to_mr ? SROCE_ACCESS_LOCAL_WRITE : 0;
+	struct sroce_fw_mr *mr;
+	int err = 0;
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < num_sge && len; i++, sge++) {
+		u64 n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min_t(u64, len, sge->length - off);
+		mr = sroce_fw_mr_lookup(fw, sge->lkey, pdn, access,
+					sge->addr + off, n);
+		if (!mr) {
+			err = -EACCES;
+			break;
+		}
+		sroce_fw_mr_copy(mr, sge->addr + off, buf, n, to_mr);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	rcu_read_unlock();
+	return err ? err : (len ? -EINVAL : 0);
+}
+
+/**
  * sroce_fw_mrs_destroy() - free every region left at detach
  * @fw: the function
  */

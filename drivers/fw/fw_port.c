@@ -200,7 +200,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 
 	r->abi_major = cpu_to_le16(SROCE_FW_ABI_MAJOR);
 	r->abi_minor = cpu_to_le16(SROCE_FW_ABI_MINOR);
-	r->caps = cpu_to_le32(SROCE_DEV_CAP_ROCE_V1 | SROCE_DEV_CAP_ROCE_V2);
+	r->caps = cpu_to_le32(SROCE_DEV_CAP_ROCE_V1 | SROCE_DEV_CAP_ROCE_V2 |
+			      SROCE_DEV_CAP_ATOMIC);
 	r->fw_version = cpu_to_le64((u64)SROCE_FW_VERSION_MAJOR << 32 |
 				    SROCE_FW_VERSION_MINOR << 16 |
 				    SROCE_FW_VERSION_PATCH);

@@ -285,6 +285,8 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->rwqe_valid = false;
 	qp->nak_sent = false;
 	qp->msn = 0;
+	qp->rd_atomic_out = 0;
+	memset(qp->atomic_replay, 0, sizeof(qp->atomic_replay));
 	WRITE_ONCE(qp->sq->producer_index, 0);
 	WRITE_ONCE(qp->sq->consumer_index, 0);
 	WRITE_ONCE(qp->rq->producer_index, 0);

@@ -11,8 +11,9 @@
  * firmware's own per-slot track, never read back from the ring.
  *
  * Implemented: UD (and GSI) sends; RC and UC SEND and RDMA WRITE, with
- * and without immediate, segmented to the path MTU. RDMA READ and atomics
- * complete with an error until the completer handles their responses.
+ * and without immediate, segmented to the path MTU; RC RDMA READ and
+ * atomics (compare-and-swap, fetch-and-add), at most max_rd_atomic of
+ * them outstanding, fences honoured.
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -118,37 +119,13 @@ static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			   u64 off, u8 *dst, u64 len)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
-	struct sroce_fw_mr *mr;
-	int err = 0;
-	u32 i;
 
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		memcpy(dst, wqe->dma.inline_data + off, len);
 		return 0;
 	}
-	rcu_read_lock();
-	for (i = 0; i < wqe->dma.num_sge && len; i++) {
-		const struct rxe_sge *sge = &wqe->dma.sge[i];
-		u64 n;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min_t(u64, len, sge->length - off);
-		mr = sroce_fw_mr_lookup(fw, sge->lkey, qp->pdn, 0,
-					sge->addr + off, n);
-		if (!mr) {
-			err = -EACCES;
-			break;
-		}
-		sroce_fw_mr_copy(mr, sge->addr + off, dst, n, false);
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-	rcu_read_unlock();
-	return err ? err : (len ? -EINVAL : 0);
+	return sroce_fw_sge_copy(fw, qp->pdn, wqe->dma.sge, wqe->dma.num_sge,
+				 off, dst, len, false);
 }
 
 /* Build headers + payload into a new skb and send it. */
@@ -271,6 +248,62 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 /* Status of sroce_fw_send_rc() when the send window is full. */
 #define SROCE_FW_WINDOW_FULL	0xffff
 
+/* Send an RDMA READ request or an atomic: one packet, answered in kind. */
+static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp,
+				   const struct sroce_fw_path *path, u64 len,
+				   u32 pmtu)
+{
+	const struct rxe_send_wqe *wqe = qp->swqe;
+	struct sroce_fw_sq_track *t = &qp->track[qp->sq_next];
+	struct sroce_roce_fields f = {
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = qp->next_psn,
+	};
+	u32 npkts = 1;
+
+	if (qp->rd_atomic_out >= max_t(u32, 1, qp->attr.max_rd_atomic) ||
+	    sroce_psn_diff(qp->next_psn, qp->una_psn) >= SROCE_FW_SEND_WINDOW)
+		return SROCE_FW_WINDOW_FULL;
+
+	if (wqe->wr.opcode == IB_WR_RDMA_READ) {
+		f.opcode = SROCE_OP_READ_REQ;
+		f.reth_va = wqe->wr.wr.rdma.remote_addr;
+		f.reth_rkey = wqe->wr.wr.rdma.rkey;
+		f.reth_len = len;
+		/* The responses use one PSN each. */
+		npkts = len ? DIV_ROUND_UP_ULL(len, pmtu) : 1;
+	} else {
+		/* An atomic reads and writes exactly 8 bytes locally. */
+		if (len != sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		f.opcode = wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			   SROCE_OP_CMP_SWAP : SROCE_OP_FETCH_ADD;
+		f.atm_va = wqe->wr.wr.atomic.remote_addr;
+		f.atm_rkey = wqe->wr.wr.atomic.rkey;
+		if (f.opcode == SROCE_OP_CMP_SWAP) {
+			f.atm_swap_add = wqe->wr.wr.atomic.swap;
+			f.atm_cmp = wqe->wr.wr.atomic.compare_add;
+		} else {
+			f.atm_swap_add = wqe->wr.wr.atomic.compare_add;
+		}
+	}
+	if (sroce_fw_send_pkt(fw, qp, &f, path, 0))
+		return IB_WC_GENERAL_ERR;
+
+	t->wr_id = wqe->wr.wr_id;
+	t->first_psn = qp->next_psn;
+	t->last_psn = sroce_psn_add(qp->next_psn, npkts - 1);
+	t->length = len;
+	t->opcode = wqe->wr.opcode;
+	t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
+		      (wqe->wr.send_flags & IB_SEND_SIGNALED);
+	qp->next_psn = sroce_psn_add(qp->next_psn, npkts);
+	qp->rd_atomic_out++;
+	return IB_WC_SUCCESS;
+}
+
 /*
  * Send what is left of the RC/UC WQE at qp->sq_next, as far as the send
  * window allows. Return: an IB_WC_* status, or SROCE_FW_WINDOW_FULL with
@@ -290,6 +323,12 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (qp->type != SROCE_QPT_RC)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -298,6 +337,14 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
 		return IB_WC_LOC_QP_OP_ERR;
 	path.sport = qp->sport;
+
+	/* A fenced WQE waits for every READ and atomic before it. */
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
+		return SROCE_FW_WINDOW_FULL;
+	if (wqe->wr.opcode == IB_WR_RDMA_READ ||
+	    wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return sroce_fw_send_rd_atomic(fw, qp, &path, len, pmtu);
 
 	if (!off) {
 		t->wr_id = wqe->wr.wr_id;

@@ -5,8 +5,10 @@
  * copied and validated first, exactly as on the send side.
  *
  * Implemented: UD (and GSI) receives; RC and UC SEND and RDMA WRITE
- * requests (with immediate), with RC sequence checking, acknowledgment,
- * sequence NAKs, RNR NAKs and NAKs for bad requests and access errors.
+ * requests (with immediate); RC RDMA READ (answered again when a request
+ * is repeated) and atomics (repeated ones answered from a replay cache,
+ * never executed twice); RC sequence checking, acknowledgment, sequence
+ * NAKs, RNR NAKs and NAKs for bad requests and access errors.
  * Acknowledgements and other responses go to the completer (fw_comp.c).
  */
 #include <linux/ip.h>
@@ -39,37 +41,13 @@ static int sroce_fw_fetch_rwqe(struct sroce_fw_qp *qp)
 	return qp->rwqe->dma.num_sge > qp->max_recv_sge ? -EINVAL : 0;
 }
 
-/*
- * Scatter @len bytes of @src into the receive WQE's buffers, @offset bytes
- * in. Return: 0, or -EACCES for a bad key or range.
- */
+/* Scatter @len bytes of @src into the receive WQE's buffers, @off in. */
 static int sroce_fw_scatter(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			    u64 offset, const u8 *src, u64 len)
+			    u64 off, const u8 *src, u64 len)
 {
-	const struct rxe_recv_wqe *wqe = qp->rwqe;
-	struct sroce_fw_mr *mr;
-	u32 i;
-
-	for (i = 0; i < wqe->dma.num_sge && len; i++) {
-		const struct rxe_sge *sge = &wqe->dma.sge[i];
-		u64 n;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		n = min_t(u64, len, sge->length - offset);
-		mr = sroce_fw_mr_lookup(fw, sge->lkey, qp->pdn,
-					SROCE_ACCESS_LOCAL_WRITE,
-					sge->addr + offset, n);
-		if (!mr)
-			return -EACCES;
-		sroce_fw_mr_copy(mr, sge->addr + offset, (void *)src, n, true);
-		src += n;
-		len -= n;
-		offset = 0;
-	}
-	return len ? -EACCES : 0;
+	return sroce_fw_sge_copy(fw, qp->pdn, qp->rwqe->dma.sge,
+				 qp->rwqe->dma.num_sge, off, (void *)src, len,
+				 true);
 }
 
 /* The GRH image a UD receiver finds first in its buffer. */
@@ -128,12 +106,10 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 
 	sroce_fw_grh_image(pkt, grh);
-	rcu_read_lock();
 	if (sroce_fw_scatter(fw, qp, 0, grh, SROCE_GRH_LEN) ||
 	    sroce_fw_scatter(fw, qp, SROCE_GRH_LEN,
 			     pkt->hdr + info->payload_off, info->payload_len))
 		wc.status = IB_WC_LOC_PROT_ERR;
-	rcu_read_unlock();
 
 	wc.byte_len = SROCE_GRH_LEN + info->payload_len;
 	wc.src_qp = sroce_deth_sqp(pkt->hdr + info->off[SROCE_EXT_DETH]);
@@ -324,14 +300,9 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
-	} else {
-		rcu_read_lock();
-		if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
-			rcu_read_unlock();
-			*wc_status = IB_WC_LOC_LEN_ERR;
-			return SROCE_SYN_NAK_INV_REQ;
-		}
-		rcu_read_unlock();
+	} else if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
+		*wc_status = IB_WC_LOC_LEN_ERR;
+		return SROCE_SYN_NAK_INV_REQ;
 	}
 	qp->msg_off += n;
 	qp->in_msg = !end;
@@ -341,6 +312,207 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		qp->msn = (qp->msn + 1) & 0xffffff;
 	}
 	return 0;
+}
+
+/* Serializes responder atomics of every function (IB_ATOMIC_HCA). */
+static DEFINE_SPINLOCK(sroce_fw_atomic_lock);
+
+/* Build and send one response packet carrying @len bytes from @src. */
+static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      struct sroce_roce_fields *f,
+			      struct sroce_fw_mr *mr, u64 va)
+{
+	unsigned int pad = sroce_roce_pad(f->payload_len);
+	struct sroce_fw_path path;
+	struct sk_buff *skb;
+	int len;
+
+	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
+		return -EINVAL;
+	path.sport = qp->sport;
+	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
+			f->payload_len + pad + 4, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
+	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
+			       f);
+	if (len < 0) {
+		kfree_skb(skb);
+		return len;
+	}
+	skb_put(skb, len);
+	if (f->payload_len)
+		sroce_fw_mr_copy(mr, va, skb_put(skb, f->payload_len),
+				 f->payload_len, false);
+	skb_put_zero(skb, pad + 4);
+	return sroce_fw_xmit(fw, skb, &path);
+}
+
+/*
+ * Answer an RDMA READ request (again, for a repeated one). Return: 0 or
+ * the NAK syndrome.
+ */
+static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			   const struct sroce_fw_pkt *pkt, u32 *npkts)
+{
+	const u8 *reth = pkt->hdr + pkt->info.off[SROCE_EXT_RETH];
+	u64 va = sroce_reth_va(reth);
+	u32 rkey = sroce_reth_rkey(reth), len = sroce_reth_len(reth);
+	u32 pmtu = sroce_fw_qp_pmtu(fw, qp), off = 0, i;
+	struct sroce_fw_mr *mr = NULL;
+
+	*npkts = len ? DIV_ROUND_UP(len, pmtu) : 1;
+	if (!(le32_to_cpu(qp->attr.access_flags) & SROCE_ACCESS_REMOTE_READ))
+		return SROCE_SYN_NAK_REM_ACCESS;
+	rcu_read_lock();
+	if (len) {
+		mr = sroce_fw_mr_lookup(fw, rkey, qp->pdn,
+					SROCE_ACCESS_REMOTE_READ, va, len);
+		if (!mr) {
+			rcu_read_unlock();
+			return SROCE_SYN_NAK_REM_ACCESS;
+		}
+	}
+	for (i = 0; i < *npkts; i++) {
+		struct sroce_roce_fields f = {
+			.pkey = IB_DEFAULT_PKEY_FULL,
+			.qpn = le32_to_cpu(qp->attr.dest_qpn),
+			.psn = sroce_psn_add(pkt->info.psn, i),
+			.aeth_syndrome = SROCE_SYN_ACK,
+			.aeth_msn = (qp->msn + 1) & 0xffffff,
+			.payload_len = min(len - off, pmtu),
+		};
+
+		if (*npkts == 1)
+			f.opcode = SROCE_OP_READ_RESP_ONLY;
+		else if (!i)
+			f.opcode = SROCE_OP_READ_RESP_FIRST;
+		else if (i == *npkts - 1)
+			f.opcode = SROCE_OP_READ_RESP_LAST;
+		else
+			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
+		sroce_fw_send_resp(fw, qp, &f, mr, va + off);
+		off += f.payload_len;
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+/* Send an ATOMIC ACKNOWLEDGE carrying the original value. */
+static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
+				     struct sroce_fw_qp *qp, u32 psn, u64 orig)
+{
+	struct sroce_roce_fields f = {
+		.opcode = SROCE_OP_ATOMIC_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = psn,
+		.aeth_syndrome = SROCE_SYN_ACK,
+		.aeth_msn = qp->msn & 0xffffff,
+		.atmack_orig = orig,
+	};
+
+	sroce_fw_send_resp(fw, qp, &f, NULL, 0);
+}
+
+/* Execute an atomic. Return: 0 or the NAK syndrome. */
+static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			     const struct sroce_fw_pkt *pkt)
+{
+	const u8 *atm = pkt->hdr + pkt->info.off[SROCE_EXT_ATMETH];
+	u64 va = sroce_atmeth_va(atm), orig, val;
+	u32 slot;
+	struct sroce_fw_mr *mr;
+
+	if (!(le32_to_cpu(qp->attr.access_flags) &
+	      SROCE_ACCESS_REMOTE_ATOMIC))
+		return SROCE_SYN_NAK_REM_ACCESS;
+	/* Atomics work on naturally aligned 64-bit words (IBA 9.4.5). */
+	if (va & 7)
+		return SROCE_SYN_NAK_INV_REQ;
+	rcu_read_lock();
+	mr = sroce_fw_mr_lookup(fw, sroce_atmeth_rkey(atm), qp->pdn,
+				SROCE_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+	if (!mr) {
+		rcu_read_unlock();
+		return SROCE_SYN_NAK_REM_ACCESS;
+	}
+	spin_lock(&sroce_fw_atomic_lock);
+	sroce_fw_mr_copy(mr, va, &orig, sizeof(orig), false);
+	if (pkt->info.opcode == SROCE_OP_CMP_SWAP)
+		val = orig == sroce_atmeth_cmp(atm) ?
+		      sroce_atmeth_swap_add(atm) : orig;
+	else
+		val = orig + sroce_atmeth_swap_add(atm);
+	sroce_fw_mr_copy(mr, va, &val, sizeof(val), true);
+	spin_unlock(&sroce_fw_atomic_lock);
+	rcu_read_unlock();
+
+	slot = qp->atomic_replay_next++ % SROCE_FW_ATOMIC_REPLAY;
+	qp->atomic_replay[slot].psn = pkt->info.psn;
+	qp->atomic_replay[slot].orig = orig;
+	qp->atomic_replay[slot].valid = true;
+	qp->msn = (qp->msn + 1) & 0xffffff;
+	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig);
+	return 0;
+}
+
+/* A repeated READ or atomic: answer it again without side effects. */
+static void sroce_fw_replay(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    const struct sroce_fw_pkt *pkt)
+{
+	u32 npkts, i;
+
+	if (pkt->info.opcode == SROCE_OP_READ_REQ) {
+		qp->msn = (qp->msn - 1) & 0xffffff;
+		sroce_fw_do_read(fw, qp, pkt, &npkts);
+		qp->msn = (qp->msn + 1) & 0xffffff;
+		return;
+	}
+	for (i = 0; i < SROCE_FW_ATOMIC_REPLAY; i++)
+		if (qp->atomic_replay[i].valid &&
+		    qp->atomic_replay[i].psn == pkt->info.psn)
+			sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn,
+						 qp->atomic_replay[i].orig);
+}
+
+/* RC READ and atomic requests. Caller holds qp->lock. */
+static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
+				    struct sroce_fw_qp *qp,
+				    struct sroce_fw_pkt *pkt)
+{
+	int diff = sroce_psn_diff(pkt->info.psn, qp->epsn);
+	u32 npkts = 1;
+	u8 syndrome;
+
+	if (diff < 0) {
+		sroce_fw_replay(fw, qp, pkt);
+		return;
+	}
+	if (diff > 0) {
+		if (!qp->nak_sent)
+			sroce_fw_send_ack(fw, qp, qp->epsn,
+					  SROCE_SYN_NAK_PSN_SEQ);
+		qp->nak_sent = true;
+		return;
+	}
+	qp->nak_sent = false;
+	if (qp->in_msg) {
+		syndrome = SROCE_SYN_NAK_INV_REQ;
+	} else if (pkt->info.opcode == SROCE_OP_READ_REQ) {
+		syndrome = sroce_fw_do_read(fw, qp, pkt, &npkts);
+		if (!syndrome)
+			qp->msn = (qp->msn + 1) & 0xffffff;
+	} else {
+		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
+	}
+	if (syndrome) {
+		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
+				    IB_WC_REM_ACCESS_ERR);
+		return;
+	}
+	qp->epsn = sroce_psn_add(pkt->info.psn, npkts);
 }
 
 static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -359,11 +531,18 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			sroce_fw_complete_rc(fw, qp, pkt);
 		return;
 	}
-	/* Only SEND and WRITE so far: other requests are refused. */
-	if (!(flags & SROCE_OPF_PAYLOAD) && !(flags & SROCE_OPF_RWQE) &&
-	    !info->off[SROCE_EXT_RETH])
-		goto inv_request;
-	if (info->off[SROCE_EXT_RETH] && !(flags & SROCE_OPF_PAYLOAD))
+	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
+		   info->opcode == SROCE_OP_CMP_SWAP ||
+		   info->opcode == SROCE_OP_FETCH_ADD)) {
+		spin_lock_bh(&qp->lock);
+		if (qp->attr.state == SROCE_QPS_RTR ||
+		    qp->attr.state == SROCE_QPS_RTS)
+			sroce_fw_recv_rd_atomic(fw, qp, pkt);
+		spin_unlock_bh(&qp->lock);
+		return;
+	}
+	/* Otherwise SEND and WRITE only: other requests are refused. */
+	if (!(flags & SROCE_OPF_PAYLOAD))
 		goto inv_request;
 
 	spin_lock_bh(&qp->lock);

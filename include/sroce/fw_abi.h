@@ -152,6 +152,7 @@ struct sroce_cmd_completion {
 /* Device capability bits reported by QUERY_DEVICE. */
 #define SROCE_DEV_CAP_ROCE_V1		0x1
 #define SROCE_DEV_CAP_ROCE_V2		0x2
+#define SROCE_DEV_CAP_ATOMIC		0x4	/* atomic among this device's QPs */
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
