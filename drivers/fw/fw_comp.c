@@ -142,6 +142,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	const struct sroce_roce_info *info = &pkt->info;
 	struct sroce_fw_sq_track *t;
 	bool atomic = info->opcode == SROCE_OP_ATOMIC_ACK;
+	bool is_read;
 	u64 off, orig;
 	int err;
 
@@ -156,7 +157,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	if (qp->sq_cons == qp->sq_next)
 		return;
 	t = &qp->track[qp->sq_cons];
-	if ((t->opcode == IB_WR_RDMA_READ) == atomic ||
+	is_read = t->opcode == IB_WR_RDMA_READ;
+	if (is_read == atomic ||
 	    sroce_psn_before(info->psn, t->first_psn) ||
 	    sroce_psn_after(info->psn, t->last_psn))
 		return;		/* stale or not ours */
