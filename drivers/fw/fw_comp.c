@@ -25,19 +25,32 @@ static const u32 sroce_rnr_usec[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-/* Send again from the first WQE not acknowledged. Caller holds qp->lock. */
-static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+/*
+ * Send again from @psn, the first PSN the responder has not got, which
+ * may be in the middle of the oldest WQE: a long message under loss must
+ * not start over each time (it might never get through). Caller holds
+ * qp->lock.
+ */
+static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    u32 psn)
 {
+	const struct sroce_fw_sq_track *t = &qp->track[qp->sq_cons];
+
 	/* A partly sent WQE starts at sq_next itself. */
 	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
 		return;
-	qp->next_psn = qp->track[qp->sq_cons].first_psn;
-	qp->una_psn = qp->next_psn;
+	if (!sroce_psn_in_range(psn, t->first_psn, t->last_psn) ||
+	    t->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		psn = t->first_psn;
 	qp->sq_next = qp->sq_cons;
-	qp->sq_next_off = 0;
+	qp->sq_next_off = (u64)sroce_psn_diff(psn, t->first_psn) *
+			  sroce_fw_qp_pmtu(fw, qp);
+	qp->next_psn = psn;
+	qp->una_psn = psn;
+	qp->comp_psn = psn;
 	/* Every READ and atomic from here on is sent, and counted, again. */
 	qp->rd_atomic_out = 0;
-	qp->comp_psn = qp->next_psn;
 }
 
 /* Whether packets are out that no ACK covered yet. */
@@ -86,7 +99,7 @@ void sroce_fw_retry_timer(struct timer_list *t)
 		qp->attr.state = SROCE_QPS_ERR;
 	} else {
 		qp->retry_left--;
-		sroce_fw_rewind(fw, qp);
+		sroce_fw_rewind(fw, qp, qp->una_psn);
 	}
 	sroce_fw_ring_sq(fw, qp);
 out_unlock:
@@ -122,7 +135,7 @@ static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
 		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
-			sroce_fw_rewind(fw, qp);
+			sroce_fw_rewind(fw, qp, qp->comp_psn);
 			sroce_fw_ring_sq(fw, qp);
 			break;
 		}
@@ -261,7 +274,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		}
 		if (qp->rnr_left != 7)
 			qp->rnr_left--;
-		sroce_fw_rewind(fw, qp);
+		sroce_fw_rewind(fw, qp, info->psn);
 		mod_timer(&qp->rnr_timer, jiffies +
 			  usecs_to_jiffies(sroce_rnr_usec[syndrome &
 						   SROCE_AETH_VALUE_MASK]));
@@ -270,7 +283,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
 		switch (syndrome & SROCE_AETH_VALUE_MASK) {
 		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
-			sroce_fw_rewind(fw, qp);
+			sroce_fw_rewind(fw, qp, info->psn);
 			sroce_fw_ring_sq(fw, qp);
 			goto out_unlock;
 		case SROCE_AETH_NAK_REM_ACCESS:

@@ -261,6 +261,8 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		.qpn = le32_to_cpu(qp->attr.dest_qpn),
 		.psn = qp->next_psn,
 	};
+	/* After a loss a READ asks again only for what did not arrive. */
+	u64 off = qp->sq_next_off;
 	u32 npkts = 1;
 
 	if (qp->rd_atomic_out >= max_t(u32, 1, qp->attr.max_rd_atomic) ||
@@ -268,12 +270,14 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		return SROCE_FW_WINDOW_FULL;
 
 	if (wqe->wr.opcode == IB_WR_RDMA_READ) {
+		if (off > len)
+			return IB_WC_LOC_LEN_ERR;
 		f.opcode = SROCE_OP_READ_REQ;
-		f.reth_va = wqe->wr.wr.rdma.remote_addr;
+		f.reth_va = wqe->wr.wr.rdma.remote_addr + off;
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
-		f.reth_len = len;
+		f.reth_len = len - off;
 		/* The responses use one PSN each. */
-		npkts = len ? DIV_ROUND_UP_ULL(len, pmtu) : 1;
+		npkts = len - off ? DIV_ROUND_UP_ULL(len - off, pmtu) : 1;
 	} else {
 		/* An atomic reads and writes exactly 8 bytes locally. */
 		if (len != sizeof(u64))
@@ -292,13 +296,15 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 	if (sroce_fw_send_pkt(fw, qp, &f, path, 0))
 		return IB_WC_GENERAL_ERR;
 
-	t->wr_id = wqe->wr.wr_id;
-	t->first_psn = qp->next_psn;
-	t->last_psn = sroce_psn_add(qp->next_psn, npkts - 1);
-	t->length = len;
-	t->opcode = wqe->wr.opcode;
-	t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
-		      (wqe->wr.send_flags & IB_SEND_SIGNALED);
+	if (!off) {
+		t->wr_id = wqe->wr.wr_id;
+		t->first_psn = qp->next_psn;
+		t->last_psn = sroce_psn_add(qp->next_psn, npkts - 1);
+		t->length = len;
+		t->opcode = wqe->wr.opcode;
+		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
+			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
+	}
 	qp->next_psn = sroce_psn_add(qp->next_psn, npkts);
 	qp->rd_atomic_out++;
 	return IB_WC_SUCCESS;

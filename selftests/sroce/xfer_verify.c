@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Byte-exact delivery check for RC: SEND, RDMA WRITE (with and without
+ * immediate) and RDMA READ of random sizes (0 B .. 256 KiB), at unaligned
+ * offsets, through 1..4 scattered SGEs on each side, between two devices
+ * (or one device and itself). Every transfer's destination is compared
+ * with its source. Exit status: 0 all good, 1 a mismatch, error or
+ * timeout, 4 skipped (devices missing).
+ *
+ *   xfer_verify -a DEV_A -g GID_A -b DEV_B -G GID_B [-n ITER] [-s SEED]
+ *               [-t SECONDS]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#define BUF_SIZE	(4u << 20)
+#define MAX_XFER	(256u << 10)
+#define MAX_SGE		4
+
+struct side {
+	const char *name;
+	int gid_index;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+};
+
+static uint64_t rng_state;
+static unsigned int timeout_sec = 60;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return rng_state >> 33;
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "xfer_verify: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static int setup(struct side *s)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE },
+	};
+
+	s->ctx = open_dev(s->name);
+	if (!s->ctx)
+		return 4;
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
+	s->buf = aligned_alloc(4096, BUF_SIZE);
+	if (!s->pd || !s->cq || !s->buf)
+		return fail("resources");
+	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	init.send_cq = s->cq;
+	init.recv_cq = s->cq;
+	s->qp = ibv_create_qp(s->pd, &init);
+	if (!s->mr || !s->qp)
+		return fail("mr/qp");
+	if (ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid))
+		return fail("query_gid");
+	return 0;
+}
+
+static int connect_qp(struct side *s, const struct side *peer)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return fail("INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer->qp->qp_num;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer->gid;
+	a.ah_attr.grh.sgid_index = s->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return fail("RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0x100;
+	a.max_rd_atomic = 16;
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+		return fail("RTS");
+	return 0;
+}
+
+/* Split [0, len) into n pieces placed at random, non-overlapping spots. */
+static int make_sges(struct side *s, uint32_t len, struct ibv_sge *sge,
+		     uint32_t region)
+{
+	int n = 1 + rnd() % MAX_SGE, i;
+	uint32_t left = len, base = region;
+
+	if (len < (uint32_t)n)
+		n = 1;
+	for (i = 0; i < n; i++) {
+		uint32_t piece = i == n - 1 ? left : rnd() % (left / (n - i) + 1);
+
+		/* A random gap (unaligned) before each piece. */
+		base += rnd() % 61;
+		sge[i].addr = (uintptr_t)s->buf + base;
+		sge[i].length = piece;
+		sge[i].lkey = s->mr->lkey;
+		base += piece;
+		left -= piece;
+	}
+	return n;
+}
+
+static void fill_sges(const struct ibv_sge *sge, int n, uint8_t val_seed)
+{
+	int i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sge[i].length; j++)
+			((uint8_t *)(uintptr_t)sge[i].addr)[j] = rnd() ^ val_seed;
+}
+
+static void clear_sges(const struct ibv_sge *sge, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		memset((void *)(uintptr_t)sge[i].addr, 0xee, sge[i].length);
+}
+
+/* Compare two SGE lists as one byte stream each. */
+static int same_bytes(const struct ibv_sge *a, int na, const struct ibv_sge *b,
+		      int nb, uint32_t len)
+{
+	uint32_t ia = 0, ib = 0, oa = 0, ob = 0, k;
+
+	for (k = 0; k < len; k++) {
+		while (oa == a[ia].length) {
+			ia++;
+			oa = 0;
+		}
+		while (ob == b[ib].length) {
+			ib++;
+			ob = 0;
+		}
+		if (((uint8_t *)(uintptr_t)a[ia].addr)[oa++] !=
+		    ((uint8_t *)(uintptr_t)b[ib].addr)[ob++]) {
+			fprintf(stderr, "xfer_verify: byte %u differs\n", k);
+			return 0;
+		}
+	}
+	(void)na;
+	(void)nb;
+	return 1;
+}
+
+static int wait_wc(struct side *s, int want, struct ibv_wc *out)
+{
+	time_t end = time(NULL) + timeout_sec;
+	int got = 0, n;
+
+	while (got < want) {
+		n = ibv_poll_cq(s->cq, want - got, out + got);
+		if (n < 0)
+			return fail("poll_cq");
+		for (int i = got; i < got + n; i++)
+			if (out[i].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "xfer_verify: %s: completion %s (wr %llu)\n",
+					s->name, ibv_wc_status_str(out[i].status),
+					(unsigned long long)out[i].wr_id);
+				return -1;
+			}
+		got += n;
+		if (time(NULL) > end) {
+			fprintf(stderr, "xfer_verify: %s: timeout waiting for completions\n",
+				s->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+enum op { OP_SEND, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_NUM };
+static const char *const op_name[] = { "send", "write", "write_imm", "read" };
+
+static int one(struct side *a, struct side *b, enum op op, uint32_t len)
+{
+	struct ibv_sge src[MAX_SGE], dst[MAX_SGE];
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_wc wc[2];
+	/* READ pulls from b into a; the others push from a into b. */
+	struct side *from = op == OP_READ ? b : a, *to = op == OP_READ ? a : b;
+	int ns, nd;
+
+	/* The remote side of a WRITE or READ is one contiguous range. */
+	if (op == OP_READ) {
+		ns = 1;
+		src[0].addr = (uintptr_t)from->buf + rnd() % 4093;
+		src[0].length = len;
+		src[0].lkey = from->mr->lkey;
+	} else {
+		ns = make_sges(from, len, src, 0);
+	}
+	if (op == OP_WRITE || op == OP_WRITE_IMM) {
+		nd = 1;
+		dst[0].addr = (uintptr_t)to->buf + BUF_SIZE / 2 + rnd() % 4093;
+		dst[0].length = len;
+		dst[0].lkey = to->mr->lkey;
+	} else {
+		nd = make_sges(to, len, dst, BUF_SIZE / 2);
+	}
+	fill_sges(src, ns, rnd());
+	clear_sges(dst, nd);
+
+	wr.wr_id = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	switch (op) {
+	case OP_SEND:
+		rwr.sg_list = dst;
+		rwr.num_sge = nd;
+		if (ibv_post_recv(b->qp, &rwr, &rbad))
+			return fail("post_recv");
+		wr.opcode = IBV_WR_SEND;
+		wr.sg_list = src;
+		wr.num_sge = ns;
+		break;
+	case OP_WRITE:
+	case OP_WRITE_IMM:
+		if (op == OP_WRITE_IMM) {
+			rwr.num_sge = 0;
+			if (ibv_post_recv(b->qp, &rwr, &rbad))
+				return fail("post_recv");
+			wr.imm_data = htobe32(len);
+		}
+		wr.opcode = op == OP_WRITE ? IBV_WR_RDMA_WRITE :
+					     IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.sg_list = src;
+		wr.num_sge = ns;
+		wr.wr.rdma.remote_addr = dst[0].addr;
+		wr.wr.rdma.rkey = to->mr->rkey;
+		break;
+	case OP_READ:
+		/* Local scatter list on a, remote contiguous range on b. */
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.sg_list = dst;
+		wr.num_sge = nd;
+		wr.wr.rdma.remote_addr = src[0].addr;
+		wr.wr.rdma.rkey = from->mr->rkey;
+		break;
+	default:
+		return -1;
+	}
+	if (ibv_post_send(a->qp, &wr, &bad))
+		return fail("post_send");
+	if (wait_wc(a, 1, wc))
+		return -1;
+	if (op == OP_SEND || op == OP_WRITE_IMM) {
+		if (wait_wc(b, 1, wc))
+			return -1;
+		if (wc[0].byte_len != len ||
+		    (op == OP_WRITE_IMM && (!(wc[0].wc_flags & IBV_WC_WITH_IMM) ||
+					    be32toh(wc[0].imm_data) != len))) {
+			fprintf(stderr, "xfer_verify: %s: receive completion says %u bytes, flags %#x\n",
+				op_name[op], wc[0].byte_len, wc[0].wc_flags);
+			return -1;
+		}
+	}
+	if (!same_bytes(src, ns, dst, nd, len)) {
+		fprintf(stderr, "xfer_verify: %s of %u bytes delivered wrong data\n",
+			op_name[op], len);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct side a = { .gid_index = -1 }, b = { .gid_index = -1 };
+	unsigned long iters = 200, i, bytes = 0, count[OP_NUM] = {};
+	int opt, ret;
+
+	rng_state = 1;
+	while ((opt = getopt(argc, argv, "a:b:g:G:n:s:t:")) != -1) {
+		switch (opt) {
+		case 'a': a.name = optarg; break;
+		case 'b': b.name = optarg; break;
+		case 'g': a.gid_index = atoi(optarg); break;
+		case 'G': b.gid_index = atoi(optarg); break;
+		case 'n': iters = strtoul(optarg, NULL, 0); break;
+		case 's': rng_state = strtoull(optarg, NULL, 0); break;
+		case 't': timeout_sec = atoi(optarg); break;
+		default: return 1;
+		}
+	}
+	if (!a.name || !b.name || a.gid_index < 0 || b.gid_index < 0) {
+		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-n N] [-s SEED] [-t SEC]\n",
+			argv[0]);
+		return 1;
+	}
+	ret = setup(&a);
+	if (!ret)
+		ret = setup(&b);
+	if (ret == 4) {
+		fprintf(stderr, "xfer_verify: device missing\n");
+		return 4;
+	}
+	if (ret || connect_qp(&a, &b) || connect_qp(&b, &a))
+		return 1;
+
+	for (i = 0; i < iters; i++) {
+		enum op op = rnd() % OP_NUM;
+		/* Mostly small and mid sizes, sometimes large, sometimes 0. */
+		uint32_t len = rnd() % 8 == 0 ? 0 :
+			       rnd() % 4 == 0 ? rnd() % MAX_XFER :
+						rnd() % 5000;
+
+		if (one(&a, &b, op, len)) {
+			fprintf(stderr, "xfer_verify: failed at transfer %lu (%s, %u bytes)\n",
+				i, op_name[op], len);
+			return 1;
+		}
+		count[op]++;
+		bytes += len;
+	}
+	printf("xfer_verify: %lu transfers (%lu send, %lu write, %lu write_imm, %lu read), %lu bytes, all byte-exact\n",
+	       iters, count[OP_SEND], count[OP_WRITE], count[OP_WRITE_IMM],
+	       count[OP_READ], bytes);
+	return 0;
+}
