@@ -8,7 +8,11 @@
  * timeout, 4 skipped (devices missing).
  *
  *   xfer_verify -a DEV_A -g GID_A -b DEV_B -G GID_B [-n ITER] [-s SEED]
- *               [-t SECONDS]
+ *               [-t SECONDS] [-r]
+ *
+ * -r makes the receiver slow: each SEND is posted before its receive
+ * buffer, which follows 20 ms later, so the responder answers with RNR
+ * NAKs and the requester must retry.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +41,7 @@ struct side {
 
 static uint64_t rng_state;
 static unsigned int timeout_sec = 60;
+static int slow_receiver;
 
 static uint32_t rnd(void)
 {
@@ -265,7 +270,7 @@ static int one(struct side *a, struct side *b, enum op op, uint32_t len)
 	case OP_SEND:
 		rwr.sg_list = dst;
 		rwr.num_sge = nd;
-		if (ibv_post_recv(b->qp, &rwr, &rbad))
+		if (!slow_receiver && ibv_post_recv(b->qp, &rwr, &rbad))
 			return fail("post_recv");
 		wr.opcode = IBV_WR_SEND;
 		wr.sg_list = src;
@@ -299,6 +304,13 @@ static int one(struct side *a, struct side *b, enum op op, uint32_t len)
 	}
 	if (ibv_post_send(a->qp, &wr, &bad))
 		return fail("post_send");
+	if (op == OP_SEND && slow_receiver) {
+		struct timespec ts = { .tv_nsec = 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);	/* the point: no receive posted yet */
+		if (ibv_post_recv(b->qp, &rwr, &rbad))
+			return fail("post_recv");
+	}
 	if (wait_wc(a, 1, wc))
 		return -1;
 	if (op == OP_SEND || op == OP_WRITE_IMM) {
@@ -327,7 +339,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	rng_state = 1;
-	while ((opt = getopt(argc, argv, "a:b:g:G:n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:g:G:n:s:t:r")) != -1) {
 		switch (opt) {
 		case 'a': a.name = optarg; break;
 		case 'b': b.name = optarg; break;
@@ -336,6 +348,7 @@ int main(int argc, char **argv)
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': rng_state = strtoull(optarg, NULL, 0); break;
 		case 't': timeout_sec = atoi(optarg); break;
+		case 'r': slow_receiver = 1; break;
 		default: return 1;
 		}
 	}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# RC delivers every byte exactly once and in order whatever the wire
+# does: xfer_verify (SEND, WRITE, WRITE with immediate, READ; random sizes
+# up to 256 KiB, unaligned, scattered over several SGEs; every byte
+# checked) between two namespaces while netem drops, reorders, duplicates
+# and corrupts packets in both directions, and against a slow receiver
+# (RNR NAKs). Each run has a deadline, so recovery must stay bounded.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
+modprobe sch_netem 2>/dev/null
+tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
+	ktap_skip_all "netem not available"
+ktap_plan 8
+
+ns=sroce_rel_ns
+ip netns add $ns || ktap_skip_all "cannot create a namespace"
+on_exit "ip netns del $ns"
+ip link add rl0 type veth peer name rl1 netns $ns
+on_exit "ip link del rl0"
+ip link set rl0 up
+ip -n $ns link set rl1 up
+ip addr add 10.95.0.1/24 dev rl0
+ip -n $ns addr add 10.95.0.2/24 dev rl1
+link_add sroce_rl0 rl0
+ip netns exec $ns rdma link add sroce_rl1 type sroce netdev rl1
+
+gid_v4() {
+	local f i
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		i=${f##*/}
+		grep -q "ffff:$2\$" "$f" &&
+			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
+			echo "$i" && return 0
+	done
+	return 1
+}
+wait_until 5 gid_v4 sroce_rl0 0a5f:0001 >/dev/null
+wait_until 5 gid_v4 sroce_rl1 0a5f:0002 >/dev/null
+g0=$(gid_v4 sroce_rl0 0a5f:0001)
+g1=$(gid_v4 sroce_rl1 0a5f:0002)
+
+# netem SPEC: the same impairment on both ends of the veth ("" clears it)
+netem() {
+	tc qdisc del dev rl0 root 2>/dev/null
+	ip netns exec $ns tc qdisc del dev rl1 root 2>/dev/null
+	[ -z "$1" ] && return
+	tc qdisc add dev rl0 root netem $1 &&
+		ip netns exec $ns tc qdisc add dev rl1 root netem $1
+}
+
+# xfer NAME SECONDS ARGS...: byte-exact transfers must finish in time
+xfer() {
+	local name=$1 limit=$2 out t0 t1
+	shift 2
+	t0=${EPOCHREALTIME/./}
+	if out=$(timeout "$limit" "$here/xfer_verify" -a sroce_rl0 -g "$g0" \
+		 -b sroce_rl1 -G "$g1" -t "$limit" "$@" 2>&1); then
+		t1=${EPOCHREALTIME/./}
+		ktap_diag "$name: $out ($(( (10#$t1 - 10#$t0) / 1000 )) ms)"
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$out"
+	fi
+}
+
+xfer clean_wire 120 -n 300 -s 1
+netem "loss 1%"
+xfer loss_1pct 180 -n 200 -s 2
+netem "loss 5%"
+xfer loss_5pct 240 -n 200 -s 3
+netem "delay 1ms reorder 25% 50%"
+xfer reorder 180 -n 200 -s 4
+netem "duplicate 5%"
+xfer duplicate 180 -n 200 -s 5
+netem "corrupt 2%"
+xfer corrupt 180 -n 200 -s 6
+netem "loss 3% duplicate 2% corrupt 1% delay 1ms reorder 10%"
+xfer everything 240 -n 200 -s 7
+netem ""
+xfer slow_receiver_rnr 180 -n 60 -s 8 -r
+
+ktap_finish
