@@ -319,6 +319,12 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+/* sroce_stats.c */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
 /* sroce_mmap.c */
 struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
 						void *buf, size_t size,

@@ -314,6 +314,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_RXE_UVERBS_ABI_VERSION,
 
 	.add_gid = sroce_add_gid,
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
@@ -331,6 +332,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.enable_driver = sroce_enable_driver,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
 	.mmap = sroce_mmap,

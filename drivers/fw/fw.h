@@ -320,6 +320,7 @@ struct sroce_fw_pkt {
  * @qps: queue pairs by number
  * @mrs: memory regions by key index
  * @ahs: address handles by ah_num
+ * @stats: port counters, enum sroce_stat
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  */
@@ -353,7 +354,14 @@ struct sroce_fw_dev {
 	struct xarray mrs;
 	u32 mr_key_seq;
 	struct xarray ahs;
+	atomic64_t stats[SROCE_NUM_STATS];
 };
+
+/* Count one event of enum sroce_stat @stat on @fw. */
+static inline void sroce_fw_count(struct sroce_fw_dev *fw, unsigned int stat)
+{
+	atomic64_inc(&fw->stats[stat]);
+}
 
 /* fw_main.c */
 extern struct workqueue_struct *sroce_fw_wq;
@@ -373,6 +381,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 			      void *resp);
 u16 sroce_fw_cmd_query_port(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
+u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
+			     void *resp);
 
 /* fw_gid.c */
 bool sroce_fw_gid_present(struct sroce_fw_dev *fw,

@@ -91,7 +91,9 @@ void sroce_fw_retry_timer(struct timer_list *t)
 	spin_lock_bh(&qp->lock);
 	if (qp->attr.state != SROCE_QPS_RTS || !sroce_fw_outstanding(qp))
 		goto out_unlock;
+	sroce_fw_count(fw, SROCE_STAT_ACK_TIMEOUT);
 	if (!qp->retry_left) {
+		sroce_fw_count(fw, SROCE_STAT_RETRY_EXC);
 		if (qp->sq_cons != qp->sq_next)
 			sroce_fw_send_complete(fw, qp, IB_WC_RETRY_EXC_ERR,
 					       &qp->track[qp->sq_cons]);
@@ -267,8 +269,10 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_ring_sq(fw, qp);
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
+		sroce_fw_count(fw, SROCE_STAT_RNR_NAK_RCVD);
 		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
 		if (qp->rnr_left == 0) {
+			sroce_fw_count(fw, SROCE_STAT_RNR_RETRY_EXC);
 			status = IB_WC_RNR_RETRY_EXC_ERR;
 			goto fatal;
 		}
@@ -283,6 +287,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
 		switch (syndrome & SROCE_AETH_VALUE_MASK) {
 		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
+			sroce_fw_count(fw, SROCE_STAT_SEQ_NAK_RCVD);
 			sroce_fw_rewind(fw, qp, info->psn);
 			sroce_fw_ring_sq(fw, qp);
 			goto out_unlock;

@@ -35,6 +35,7 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_DEREG_MR] = sroce_fw_cmd_dereg_mr,
 	[SROCE_CMDI_CREATE_AH] = sroce_fw_cmd_create_ah,
 	[SROCE_CMDI_DESTROY_AH] = sroce_fw_cmd_destroy_ah,
+	[SROCE_CMDI_QUERY_STATS] = sroce_fw_cmd_query_stats,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,

@@ -54,10 +54,12 @@ struct sroce_fw_netns {
 
 static unsigned int sroce_fw_netns_id;
 
-/* Received datagrams the engine could not use, by reason. */
+/*
+ * Datagrams no function could be blamed for; everything else is counted
+ * in the port counters of the function they were for.
+ */
 static atomic64_t sroce_fw_rx_no_device = ATOMIC64_INIT(0);
-static atomic64_t sroce_fw_rx_malformed = ATOMIC64_INIT(0);
-static atomic64_t sroce_fw_rx_bad_icrc = ATOMIC64_INIT(0);
+static atomic64_t sroce_fw_rx_unparsable = ATOMIC64_INIT(0);
 
 static void sroce_fw_gid_from_skb(const struct sk_buff *skb,
 				  u8 gid[SROCE_GID_LEN])
@@ -102,33 +104,32 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 		goto malformed;
 	}
 	l3_len = (u8 *)uh - l3;
-	if (udp_len < sizeof(*uh) + 4 ||
-	    sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) {
-		atomic64_inc(&sroce_fw_rx_bad_icrc);
-		goto drop;
-	}
-
+	pkt.skb = skb;
 	pkt.hdr = (u8 *)(uh + 1);
 	pkt.len = udp_len - sizeof(*uh);
-	if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info))
-		goto malformed;
-	pkt.skb = skb;
 	pkt.net_type = l3_type == SROCE_L3_IPV4 ? SROCE_NET_IPV4 :
 						  SROCE_NET_IPV6;
 	sroce_fw_gid_from_skb(skb, pkt.dgid);
 
 	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2);
-	if (fw)
-		sroce_fw_recv(fw, &pkt);
-	else
+	if (!fw) {
 		atomic64_inc(&sroce_fw_rx_no_device);
+	} else if (pkt.len < 4 ||
+		   sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
+	} else if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
+	} else {
+		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
+		sroce_fw_recv(fw, &pkt);
+	}
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return;
 
 malformed:
-	atomic64_inc(&sroce_fw_rx_malformed);
+	atomic64_inc(&sroce_fw_rx_unparsable);
 drop:
 	kfree_skb(skb);
 }
@@ -334,6 +335,7 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	uh->check = 0;
 	skb->priority = path->sl;
 	skb->ignore_df = 1;
+	sroce_fw_count(fw, SROCE_STAT_TX_PKTS);
 
 	if (path->net_type == SROCE_NET_IPV4)
 		err = sroce_fw_xmit_v4(net, skb, path);
@@ -365,8 +367,7 @@ int sroce_fw_net_init(void)
 void sroce_fw_net_exit(void)
 {
 	unregister_pernet_subsys(&sroce_fw_netns_ops);
-	pr_debug("sroce_fw: rx dropped: %lld no device, %lld malformed, %lld bad ICRC\n",
+	pr_debug("sroce_fw: rx dropped: %lld for no device, %lld unparsable\n",
 		 (long long)atomic64_read(&sroce_fw_rx_no_device),
-		 (long long)atomic64_read(&sroce_fw_rx_malformed),
-		 (long long)atomic64_read(&sroce_fw_rx_bad_icrc));
+		 (long long)atomic64_read(&sroce_fw_rx_unparsable));
 }

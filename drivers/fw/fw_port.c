@@ -231,6 +231,25 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 }
 
 /**
+ * sroce_fw_cmd_query_stats() - QUERY_STATS: the port counters
+ * @fw: the function
+ * @req: unused (no request payload)
+ * @resp: struct sroce_query_stats_resp
+ *
+ * Return: enum sroce_fw_status.
+ */
+u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
+			     void *resp)
+{
+	struct sroce_query_stats_resp *r = resp;
+	unsigned int i;
+
+	for (i = 0; i < SROCE_NUM_STATS; i++)
+		r->counter[i] = cpu_to_le64(atomic64_read(&fw->stats[i]));
+	return SROCE_FW_OK;
+}
+
+/**
  * sroce_fw_cmd_query_port() - QUERY_PORT: state, MTU and link of a port
  * @fw: the function
  * @req: struct sroce_query_port_req

@@ -90,8 +90,11 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto out_unlock;
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
-	if (qp->rq_cons == prod)
-		goto out_unlock;	/* no receive posted: UD drops */
+	if (qp->rq_cons == prod) {
+		/* No receive posted: UD drops. */
+		sroce_fw_count(fw, SROCE_STAT_UD_NO_WQE);
+		goto out_unlock;
+	}
 
 	if (sroce_fw_fetch_rwqe(qp)) {
 		wc.status = IB_WC_LOC_LEN_ERR;
@@ -300,6 +303,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
+		sroce_fw_count(fw, SROCE_STAT_RX_WRITE_REQ);
 	} else if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
 		*wc_status = IB_WC_LOC_LEN_ERR;
 		return SROCE_SYN_NAK_INV_REQ;
@@ -487,10 +491,12 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 	u8 syndrome;
 
 	if (diff < 0) {
+		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
 		sroce_fw_replay(fw, qp, pkt);
 		return;
 	}
 	if (diff > 0) {
+		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
 		if (!qp->nak_sent)
 			sroce_fw_send_ack(fw, qp, qp->epsn,
 					  SROCE_SYN_NAK_PSN_SEQ);
@@ -501,10 +507,12 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 	if (qp->in_msg) {
 		syndrome = SROCE_SYN_NAK_INV_REQ;
 	} else if (pkt->info.opcode == SROCE_OP_READ_REQ) {
+		sroce_fw_count(fw, SROCE_STAT_RX_READ_REQ);
 		syndrome = sroce_fw_do_read(fw, qp, pkt, &npkts);
 		if (!syndrome)
 			qp->msn = (qp->msn + 1) & 0xffffff;
 	} else {
+		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
 		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
 	}
 	if (syndrome) {
@@ -552,6 +560,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	diff = sroce_psn_diff(info->psn, qp->epsn);
 	if (rc && diff < 0) {
+		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
 		/* A duplicate: the earlier ACK was lost, acknowledge again. */
 		if (info->ackreq)
 			sroce_fw_send_ack(fw, qp, sroce_psn_sub(qp->epsn, 1),
@@ -559,6 +568,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto out_unlock;
 	}
 	if (rc && diff > 0) {
+		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
 		/* Something was lost: ask for it once (go-back-N). */
 		if (!qp->nak_sent)
 			sroce_fw_send_ack(fw, qp, qp->epsn,
@@ -577,8 +587,10 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	syndrome = sroce_fw_place(fw, qp, pkt, &wc_status);
 	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK) {
 		/* No receive posted: the requester retries later. */
-		if (rc)
+		if (rc) {
+			sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
 			sroce_fw_send_ack(fw, qp, info->psn, syndrome);
+		}
 		goto out_unlock;
 	}
 	if (syndrome) {
@@ -618,8 +630,10 @@ void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 	struct sroce_fw_qp *qp;
 
 	qp = xa_load(&fw->qps, pkt->info.qpn);
-	if (!qp)
+	if (!qp) {
+		sroce_fw_count(fw, SROCE_STAT_RX_NO_QP);
 		return;
+	}
 	switch (qp->type) {
 	case SROCE_QPT_UD:
 	case SROCE_QPT_GSI:

@@ -56,6 +56,8 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_ah_num) },
 	[SROCE_CMDI_DESTROY_AH] = { SROCE_CMD_DESTROY_AH, "DESTROY_AH",
 		sizeof(struct sroce_ah_num), 0 },
+	[SROCE_CMDI_QUERY_STATS] = { SROCE_CMD_QUERY_STATS, "QUERY_STATS",
+		0, sizeof(struct sroce_query_stats_resp) },
 };
 
 /**

@@ -59,7 +59,7 @@ enum sroce_fw_vector {
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
  * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
- * 0x06xx address handles.
+ * 0x06xx address handles, 0x07xx statistics.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -80,6 +80,7 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_DEREG_MR = 0x0502,
 	SROCE_CMD_CREATE_AH = 0x0601,
 	SROCE_CMD_DESTROY_AH = 0x0602,
+	SROCE_CMD_QUERY_STATS = 0x0701,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -102,6 +103,7 @@ enum sroce_cmd_index {
 	SROCE_CMDI_DEREG_MR,
 	SROCE_CMDI_CREATE_AH,
 	SROCE_CMDI_DESTROY_AH,
+	SROCE_CMDI_QUERY_STATS,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -477,6 +479,37 @@ struct sroce_ah_num {
 	__u8 rsvd[4];
 };
 
+/*
+ * Port counters, in this order in the QUERY_STATS response. Indices are
+ * ABI; new counters are appended. The driver exports them under the
+ * names rdma_rxe and mlx5 users know (rdma statistic).
+ */
+enum sroce_stat {
+	SROCE_STAT_TX_PKTS,		/* RoCE packets sent */
+	SROCE_STAT_RX_PKTS,		/* RoCE packets accepted */
+	SROCE_STAT_RX_ICRC_ERR,		/* dropped: bad ICRC */
+	SROCE_STAT_RX_MALFORMED,	/* dropped: headers or lengths invalid */
+	SROCE_STAT_RX_NO_QP,		/* dropped: no such QP */
+	SROCE_STAT_DUP_REQ,		/* responder: duplicate requests */
+	SROCE_STAT_OUT_OF_SEQ,		/* responder: PSN ahead (NAK sent) */
+	SROCE_STAT_SEQ_NAK_RCVD,	/* requester: sequence NAKs received */
+	SROCE_STAT_RNR_NAK_SENT,	/* responder: RNR NAKs sent */
+	SROCE_STAT_RNR_NAK_RCVD,	/* requester: RNR NAKs received */
+	SROCE_STAT_ACK_TIMEOUT,		/* requester: transport timer expired */
+	SROCE_STAT_RETRY_EXC,		/* requester: retries exhausted */
+	SROCE_STAT_RNR_RETRY_EXC,	/* requester: RNR retries exhausted */
+	SROCE_STAT_RX_READ_REQ,		/* responder: RDMA READ requests */
+	SROCE_STAT_RX_WRITE_REQ,	/* responder: RDMA WRITE packets */
+	SROCE_STAT_RX_ATOMIC_REQ,	/* responder: atomic requests */
+	SROCE_STAT_UD_NO_WQE,		/* dropped: UD packet, no receive posted */
+	SROCE_NUM_STATS,
+};
+
+/* SROCE_CMD_QUERY_STATS: no request payload. */
+struct sroce_query_stats_resp {
+	__le64 counter[SROCE_NUM_STATS];
+};
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
@@ -544,6 +577,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_create_ah_req, 44);
 SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
+SROCE_ABI_ASSERT_FITS(sroce_query_stats_resp, SROCE_CMD_PAYLOAD_MAX);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

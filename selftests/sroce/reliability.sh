@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 modprobe sch_netem 2>/dev/null
 tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
 	ktap_skip_all "netem not available"
-ktap_plan 8
+ktap_plan 12
 
 ns=sroce_rel_ns
 ip netns add $ns || ktap_skip_all "cannot create a namespace"
@@ -53,6 +53,22 @@ netem() {
 		ip netns exec $ns tc qdisc add dev rl1 root netem $1
 }
 
+# stat DEV COUNTER: a port counter (rdma statistic / hw_counters)
+stat() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+
+# stat_grew NAME DEV COUNTER BEFORE: the counter moved since BEFORE
+stat_grew() {
+	local now
+	now=$(stat "$2" "$3")
+	if [ "$now" -gt "$4" ]; then
+		ktap_pass "$1"
+	else
+		ktap_fail "$1" "$2 $3 stayed at $now"
+	fi
+}
+
 # xfer NAME SECONDS ARGS...: byte-exact transfers must finish in time
 xfer() {
 	local name=$1 limit=$2 out t0 t1
@@ -72,16 +88,31 @@ xfer clean_wire 120 -n 300 -s 1
 netem "loss 1%"
 xfer loss_1pct 180 -n 200 -s 2
 netem "loss 5%"
+nak0=$(stat sroce_rl0 packet_seq_err)
+oos0=$(stat sroce_rl1 out_of_sequence)
 xfer loss_5pct 240 -n 200 -s 3
+# The losses were seen and repaired by the protocol, not by luck.
+stat_grew "loss_counted_out_of_sequence" sroce_rl1 out_of_sequence "$oos0"
+stat_grew "loss_counted_seq_nak" sroce_rl0 packet_seq_err "$nak0"
 netem "delay 1ms reorder 25% 50%"
 xfer reorder 180 -n 200 -s 4
 netem "duplicate 5%"
 xfer duplicate 180 -n 200 -s 5
 netem "corrupt 2%"
+icrc0=$(( $(stat sroce_rl0 rx_icrc_encapsulated) + $(stat sroce_rl1 rx_icrc_encapsulated) ))
 xfer corrupt 180 -n 200 -s 6
+icrc1=$(( $(stat sroce_rl0 rx_icrc_encapsulated) + $(stat sroce_rl1 rx_icrc_encapsulated) ))
+if [ "$icrc1" -gt "$icrc0" ]; then
+	ktap_diag "corrupt: $((icrc1 - icrc0)) packets dropped for a bad ICRC"
+	ktap_pass "corruption_caught_by_icrc"
+else
+	ktap_fail "corruption_caught_by_icrc" "no ICRC error counted"
+fi
 netem "loss 3% duplicate 2% corrupt 1% delay 1ms reorder 10%"
 xfer everything 240 -n 200 -s 7
 netem ""
+rnr0=$(stat sroce_rl0 rcvd_rnr_err)
 xfer slow_receiver_rnr 180 -n 60 -s 8 -r
+stat_grew "rnr_naks_counted" sroce_rl0 rcvd_rnr_err "$rnr0"
 
 ktap_finish

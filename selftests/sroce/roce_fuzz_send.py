@@ -439,8 +439,10 @@ class Fuzzer:
         if t.kind == "ud":
             op = rng.choice(UD_OPS)
             qkey = PP_QKEY if rng.random() < 0.8 else rng.getrandbits(32)
-            plen = rng.choice([rng.randint(0, 64), rng.randint(0, 1024),
-                               rng.randint(0, 1024), 1025, 1400])
+            # Mostly what fits the server's 1024 + 40 byte buffers.
+            plen = rng.choice([rng.randint(0, 64), rng.randint(0, 1024)])
+            if rng.random() < 0.03:
+                plen = rng.randint(1025, 1400)
             plen = min(plen, MTU - IP_LEN - UDP_LEN - OPS[op].hdr_len - 8)
             return self.transport(rng, op, t.qpn, rng.getrandbits(24), qkey,
                                   plen)
@@ -448,7 +450,7 @@ class Fuzzer:
         if t.kind == "rc" and rng.random() < 0.25:
             # Acknowledgements for what the server sends (from spsn on).
             op = rng.choice([0x11, 0x11, 0x11, 0x0d, 0x0e, 0x0f, 0x10, 0x12])
-            psn = (t.spsn + rng.randint(-2, 12)) & 0xffffff
+            psn = (t.spsn + rng.randint(-4, 64)) & 0xffffff
             syn = rng.choice([0x1f, 0x1f, 0x1f, 0x00, 0x21, 0x60, 0x61,
                               0x62]) if op == 0x11 else 0x1f
             return self.transport(rng, op, t.qpn, psn, syndrome=syn)
@@ -462,9 +464,9 @@ class Fuzzer:
             t.train_psn = start & 0xffffff
             for _ in range(rng.randint(4, 24)):
                 r = rng.random()
-                if r < 0.5:
+                if r < 0.6:
                     t.train.append(base | rng.choice([0x04, 0x05]))
-                elif r < 0.75:
+                elif r < 0.9:
                     m = [base | 0x00]
                     m += [base | 0x01] * rng.randint(0, 2)
                     m.append(base | rng.choice([0x02, 0x03]))
