@@ -410,14 +410,17 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user) {
-		sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
-		return 0;
-	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	/* Sends are refused until the QP can send (IBA 10.8.1). */
 	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
 	    qp->state == IB_QPS_RTR)
 		err = -EINVAL;
+	if (qp->is_user) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		if (!err)
+			sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
+		return err;
+	}
 	while (wr && !err) {
 		err = sroce_post_one_send(qp, wr);
 		if (!err)
