@@ -102,6 +102,7 @@ struct sroce_cmdq {
  * @debugfs: this device's debugfs directory
  * @cqs: CQs by number, for completion events (lock: the xarray's, IRQ-safe)
  * @qps: QPs by number, for kernel work completions
+ * @srqs: SRQs by number, for limit events (lock: the xarray's, IRQ-safe)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -118,6 +119,7 @@ struct sroce_dev {
 	struct dentry *debugfs;
 	struct xarray cqs;
 	struct xarray qps;
+	struct xarray srqs;
 };
 
 struct sroce_ucontext {
@@ -234,6 +236,37 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah);
 }
 
+/**
+ * struct sroce_srq - shared receive queue
+ * @ibsrq: the ib_core SRQ
+ * @srqn: the firmware's SRQ number
+ * @is_user: the ring is mapped by userspace
+ * @ring: receive ring (rdma_rxe layout)
+ * @mmap: mmap entry owning @ring (user SRQs)
+ * @log2_slots: log2 of the number of slots
+ * @log2_elem: log2 of the slot size
+ * @max_sge: SGEs a WQE may carry
+ * @lock: serializes kernel posters
+ * @prod: producer index (kernel SRQs), under @lock
+ */
+struct sroce_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	bool is_user;
+	struct sroce_ring_hdr *ring;
+	struct rdma_user_mmap_entry *mmap;
+	u8 log2_slots;
+	u8 log2_elem;
+	u32 max_sge;
+	spinlock_t lock; /* protects prod */
+	u32 prod;
+};
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
@@ -306,6 +339,22 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
+int sroce_write_recv_wqe(struct sroce_ring_hdr *ring, u32 *prod, u32 mask,
+			 unsigned int log2_elem, u32 max_sge,
+			 const struct ib_recv_wr *wr);
+
+/* sroce_srq.c */
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+void sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn);
+void sroce_handle_srq_event(struct sroce_dev *sdev,
+			    const struct sroce_srq_num *ev);
 
 /* sroce_ah.c */
 int sroce_av_from_ah(const struct rdma_ah_attr *ah, struct sroce_av *av);

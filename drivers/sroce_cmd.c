@@ -204,6 +204,9 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 			sroce_handle_cq_event(sdev, le16_to_cpu(eqe.type),
 					      (const void *)eqe.data);
 			break;
+		case SROCE_EVENT_SRQ_LIMIT:
+			sroce_handle_srq_event(sdev, (const void *)eqe.data);
+			break;
 		default:
 			ibdev_warn_ratelimited(&sdev->ibdev,
 					       "unknown firmware event %u\n",

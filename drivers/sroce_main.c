@@ -142,6 +142,7 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	spin_lock_init(&sdev->port_lock);
 	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init(&sdev->qps);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
 	sdev->ndev = ndev;
 
 	err = sroce_hw_open(sdev);

@@ -122,10 +122,13 @@ static int sroce_qp_publish(struct sroce_qp *qp, struct ib_udata *udata,
 	if (IS_ERR(e))
 		return PTR_ERR(e);
 	qp->sq_mmap = e;
-	e = sroce_mmap_publish(uctx, qp->rq, rq_size, &resp.rq_mi);
-	if (IS_ERR(e))
-		return PTR_ERR(e);
-	qp->rq_mmap = e;
+	/* librxe maps no receive ring for a QP with an SRQ. */
+	if (qp->rq) {
+		e = sroce_mmap_publish(uctx, qp->rq, rq_size, &resp.rq_mi);
+		if (IS_ERR(e))
+			return PTR_ERR(e);
+		qp->rq_mmap = e;
+	}
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
@@ -145,7 +148,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_create_qp_req req = {};
 	struct sroce_create_qp_resp resp;
-	size_t sq_size, rq_size;
+	size_t sq_size, rq_size = 0;
 	int err;
 
 	switch (init->qp_type) {
@@ -157,7 +160,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->srq)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata && (udata->inlen ||
 		      udata->outlen < sizeof(struct rxe_create_qp_resp)))
@@ -172,15 +175,19 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_lock);
 	qp->sq = sroce_qp_ring_alloc(qp->is_user, qp->sq_log2_slots,
 				     qp->sq_log2_elem, &sq_size);
-	qp->rq = sroce_qp_ring_alloc(qp->is_user, qp->rq_log2_slots,
-				     qp->rq_log2_elem, &rq_size);
-	if (!qp->sq || !qp->rq) {
+	/* With an SRQ the QP has no receive ring of its own. */
+	if (!init->srq)
+		qp->rq = sroce_qp_ring_alloc(qp->is_user, qp->rq_log2_slots,
+					     qp->rq_log2_elem, &rq_size);
+	if (!qp->sq || (!init->srq && !qp->rq)) {
 		err = -ENOMEM;
 		goto err_free_rings;
 	}
 
 	req.sq_addr = cpu_to_le64((uintptr_t)qp->sq);
 	req.rq_addr = cpu_to_le64((uintptr_t)qp->rq);
+	if (init->srq)
+		req.srqn = cpu_to_le32(to_ssrq(init->srq)->srqn);
 	req.pdn = cpu_to_le32(to_spd(ibqp->pd)->pdn);
 	req.send_cqn = cpu_to_le32(to_scq(init->send_cq)->cqn);
 	req.recv_cqn = cpu_to_le32(to_scq(init->recv_cq)->cqn);
@@ -191,8 +198,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    (qp->is_user ? SROCE_QP_F_USER : 0);
 	req.sq_log2_slots = qp->sq_log2_slots;
 	req.sq_log2_elem = qp->sq_log2_elem;
-	req.rq_log2_slots = qp->rq_log2_slots;
-	req.rq_log2_elem = qp->rq_log2_elem;
+	req.rq_log2_slots = init->srq ? 0 : qp->rq_log2_slots;
+	req.rq_log2_elem = init->srq ? 0 : qp->rq_log2_elem;
 	req.max_send_sge = init->cap.max_send_sge;
 	req.max_recv_sge = init->cap.max_recv_sge;
 	req.port = 1;
@@ -434,23 +441,33 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-/* Write one receive WQE; caller holds qp->rq_lock. */
-static int sroce_post_one_recv(struct sroce_qp *qp,
-			       const struct ib_recv_wr *wr)
+/**
+ * sroce_write_recv_wqe() - produce one receive WQE into a kernel ring
+ * @ring: receive ring of a QP or an SRQ
+ * @prod: the producer index, kept by the caller under its lock
+ * @mask: slots minus one
+ * @log2_elem: log2 of the slot size
+ * @max_sge: SGEs a WQE may carry
+ * @wr: the work request
+ *
+ * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the ring is full.
+ */
+int sroce_write_recv_wqe(struct sroce_ring_hdr *ring, u32 *prod, u32 mask,
+			 unsigned int log2_elem, u32 max_sge,
+			 const struct ib_recv_wr *wr)
 {
-	u32 mask = BIT(qp->rq_log2_slots) - 1;
 	struct rxe_recv_wqe *wqe;
 	u32 length = 0, cons;
 	int i;
 
-	if (wr->num_sge > qp->cap.max_recv_sge)
+	if (wr->num_sge > max_sge)
 		return -EINVAL;
 	/* Acquire: the firmware is done with the slots it released. */
-	cons = smp_load_acquire(&qp->rq->consumer_index);
-	if (sroce_ring_full(qp->rq_prod, cons, mask))
+	cons = smp_load_acquire(&ring->consumer_index);
+	if (sroce_ring_full(*prod, cons, mask))
 		return -ENOMEM;
 
-	wqe = sroce_ring_slot(qp->rq, qp->rq_prod, mask, qp->rq_log2_elem);
+	wqe = sroce_ring_slot(ring, *prod, mask, log2_elem);
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
 	wqe->dma.num_sge = wr->num_sge;
@@ -462,9 +479,9 @@ static int sroce_post_one_recv(struct sroce_qp *qp,
 	}
 	wqe->dma.length = length;
 	wqe->dma.resid = length;
-	qp->rq_prod = sroce_ring_next(qp->rq_prod, mask);
+	*prod = sroce_ring_next(*prod, mask);
 	/* Release: the WQE before the index that hands it over. */
-	smp_store_release(&qp->rq->producer_index, qp->rq_prod);
+	smp_store_release(&ring->producer_index, *prod);
 	return 0;
 }
 
@@ -486,7 +503,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user) {
+	/* User QPs post into their ring; QPs with an SRQ have no ring. */
+	if (qp->is_user || !qp->rq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -494,7 +512,10 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->state == IB_QPS_RESET)
 		err = -EINVAL;
 	while (wr && !err) {
-		err = sroce_post_one_recv(qp, wr);
+		err = sroce_write_recv_wqe(qp->rq, &qp->rq_prod,
+					   BIT(qp->rq_log2_slots) - 1,
+					   qp->rq_log2_elem,
+					   qp->cap.max_recv_sge, wr);
 		if (!err)
 			wr = wr->next;
 	}

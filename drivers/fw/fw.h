@@ -105,6 +105,34 @@ struct sroce_fw_sq_track {
 #define SROCE_QP_ACCESS_ALL		0xf	/* LOCAL_WRITE..REMOTE_ATOMIC */
 
 /**
+ * struct sroce_fw_srq - shared receive queue context
+ * @srqn: SRQ number
+ * @pdn: protection domain
+ * @lock: protects @cons, @limit and reads of the ring
+ * @ring: receive ring
+ * @mask: slots minus one
+ * @log2_elem: log2 of the slot size
+ * @max_sge: SGEs a WQE may carry
+ * @cons: consumer index
+ * @limit: armed limit, 0 when not armed
+ * @users: QPs receiving through this SRQ
+ * @rcu: deferred free
+ */
+struct sroce_fw_srq {
+	u32 srqn;
+	u32 pdn;
+	spinlock_t lock; /* protects cons, limit, ring reads */
+	struct sroce_ring_hdr *ring;
+	u32 mask;
+	u8 log2_elem;
+	u8 max_sge;
+	u32 cons;
+	u32 limit;
+	atomic_t users;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_fw_qp - queue pair context
  * @qpn: QP number
  * @type: SROCE_QPT_*
@@ -112,6 +140,7 @@ struct sroce_fw_sq_track {
  * @pdn: protection domain
  * @scq: send completion queue (holds a user count)
  * @rcq: receive completion queue (holds a user count)
+ * @srq: shared receive queue (holds a user count), or NULL: own @rq
  * @lock: protects @attr and the consumer indices
  * @attr: state and attributes, as QUERY_QP reports them
  * @sq: send ring
@@ -162,6 +191,7 @@ struct sroce_fw_qp {
 	u32 pdn;
 	struct sroce_fw_cq *scq;
 	struct sroce_fw_cq *rcq;
+	struct sroce_fw_srq *srq;
 	spinlock_t lock; /* protects attr, sq_cons, rq_cons */
 	struct sroce_qp_attr attr;
 	struct sroce_ring_hdr *sq;
@@ -320,6 +350,7 @@ struct sroce_fw_pkt {
  * @qps: queue pairs by number
  * @mrs: memory regions by key index
  * @ahs: address handles by ah_num
+ * @srqs: shared receive queues by number
  * @stats: port counters, enum sroce_stat
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
@@ -354,6 +385,7 @@ struct sroce_fw_dev {
 	struct xarray mrs;
 	u32 mr_key_seq;
 	struct xarray ahs;
+	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
 };
 
@@ -424,6 +456,19 @@ u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 void sroce_fw_qps_destroy(struct sroce_fw_dev *fw);
 u16 sroce_fw_check_av(struct sroce_fw_dev *fw, const struct sroce_av *av);
+
+/* fw_srq.c */
+u16 sroce_fw_cmd_create_srq(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+u16 sroce_fw_cmd_modify_srq(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+u16 sroce_fw_cmd_query_srq(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_destroy_srq(struct sroce_fw_dev *fw, const void *req,
+			     void *resp);
+int sroce_fw_srq_take(struct sroce_fw_dev *fw, struct sroce_fw_srq *srq,
+		      struct rxe_recv_wqe *wqe);
+void sroce_fw_srqs_destroy(struct sroce_fw_dev *fw);
 
 /* fw_ah.c */
 u16 sroce_fw_cmd_create_ah(struct sroce_fw_dev *fw, const void *req,

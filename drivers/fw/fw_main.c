@@ -36,6 +36,10 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_CREATE_AH] = sroce_fw_cmd_create_ah,
 	[SROCE_CMDI_DESTROY_AH] = sroce_fw_cmd_destroy_ah,
 	[SROCE_CMDI_QUERY_STATS] = sroce_fw_cmd_query_stats,
+	[SROCE_CMDI_CREATE_SRQ] = sroce_fw_cmd_create_srq,
+	[SROCE_CMDI_MODIFY_SRQ] = sroce_fw_cmd_modify_srq,
+	[SROCE_CMDI_QUERY_SRQ] = sroce_fw_cmd_query_srq,
+	[SROCE_CMDI_DESTROY_SRQ] = sroce_fw_cmd_destroy_srq,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -193,6 +197,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	xa_init_flags(&fw->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&fw->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&fw->srqs, XA_FLAGS_ALLOC1);
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
@@ -228,8 +233,9 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	cancel_work_sync(&fw->cmd_work);
 	cancel_work_sync(&fw->event_irq_work);
 	xa_destroy(&fw->pds);
-	/* QPs first: they hold user counts on the CQs. */
+	/* QPs first: they hold user counts on the CQs and SRQs. */
 	sroce_fw_qps_destroy(fw);
+	sroce_fw_srqs_destroy(fw);
 	sroce_fw_cqs_destroy(fw);
 	sroce_fw_mrs_destroy(fw);
 	sroce_fw_ahs_destroy(fw);

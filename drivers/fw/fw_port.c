@@ -216,6 +216,9 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->max_qp = cpu_to_le32(SROCE_FW_MAX_QP);
 	r->max_mr = cpu_to_le32(SROCE_FW_MAX_MR);
 	r->max_ah = cpu_to_le32(SROCE_FW_MAX_AH);
+	r->max_srq = cpu_to_le32(SROCE_FW_MAX_SRQ);
+	r->max_srq_wr = cpu_to_le32(SROCE_FW_MAX_QP_WR);
+	r->max_srq_sge = cpu_to_le32(SROCE_FW_MAX_SGE);
 	r->max_mr_size = cpu_to_le64(U64_MAX);
 	r->max_qp_wr = cpu_to_le32(SROCE_FW_MAX_QP_WR);
 	r->max_send_sge = cpu_to_le32(SROCE_FW_MAX_SGE);

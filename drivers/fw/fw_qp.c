@@ -60,6 +60,8 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	kvfree(qp->track);
 	atomic_dec(&qp->scq->users);
 	atomic_dec(&qp->rcq->users);
+	if (qp->srq)
+		atomic_dec(&qp->srq->users);
 	kfree(qp->swqe);
 	kfree(qp->rwqe);
 	kfree(qp);
@@ -91,10 +93,9 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	default:
 		return SROCE_FW_ERR_BAD_PARAM;
 	}
-	/* Shared receive queues are not implemented by this firmware yet. */
-	if (q->port != 1 || q->srqn ||
+	if (q->port != 1 ||
 	    (q->flags & ~(SROCE_QP_F_SIG_ALL | SROCE_QP_F_USER)) ||
-	    !sroce_fw_qp_rings_ok(q, true))
+	    !sroce_fw_qp_rings_ok(q, !q->srqn))
 		return SROCE_FW_ERR_BAD_PARAM;
 	if (!xa_load(&fw->pds, le32_to_cpu(q->pdn)))
 		return SROCE_FW_ERR_NOT_FOUND;
@@ -122,7 +123,8 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
-	qp->rwqe = kmalloc(BIT(qp->rq_log2_elem), GFP_KERNEL);
+	/* Big enough for a WQE of the QP's own ring or of any SRQ. */
+	qp->rwqe = kmalloc(BIT(SROCE_FW_MAX_WQE_LOG2), GFP_KERNEL);
 	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
 	if (!qp->swqe || !qp->rwqe || !qp->track) {
 		kvfree(qp->track);
@@ -132,13 +134,20 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_NO_RESOURCES;
 	}
 
+	if (q->srqn) {
+		qp->srq = xa_load(&fw->srqs, le32_to_cpu(q->srqn));
+		if (qp->srq)
+			atomic_inc(&qp->srq->users);
+	}
 	qp->scq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->send_cqn));
 	qp->rcq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->recv_cqn));
-	if (!qp->scq || !qp->rcq) {
+	if (!qp->scq || !qp->rcq || (q->srqn && !qp->srq)) {
 		if (qp->scq)
 			atomic_dec(&qp->scq->users);
 		if (qp->rcq)
 			atomic_dec(&qp->rcq->users);
+		if (qp->srq)
+			atomic_dec(&qp->srq->users);
 		kvfree(qp->track);
 		kfree(qp->swqe);
 		kfree(qp->rwqe);
@@ -158,6 +167,8 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	if (err) {
 		atomic_dec(&qp->scq->users);
 		atomic_dec(&qp->rcq->users);
+		if (qp->srq)
+			atomic_dec(&qp->srq->users);
 		kvfree(qp->track);
 		kfree(qp->swqe);
 		kfree(qp->rwqe);
@@ -289,8 +300,10 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	memset(qp->atomic_replay, 0, sizeof(qp->atomic_replay));
 	WRITE_ONCE(qp->sq->producer_index, 0);
 	WRITE_ONCE(qp->sq->consumer_index, 0);
-	WRITE_ONCE(qp->rq->producer_index, 0);
-	WRITE_ONCE(qp->rq->consumer_index, 0);
+	if (qp->rq) {
+		WRITE_ONCE(qp->rq->producer_index, 0);
+		WRITE_ONCE(qp->rq->consumer_index, 0);
+	}
 }
 
 /**

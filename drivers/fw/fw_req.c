@@ -432,6 +432,9 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 
+	/* SRQ WQEs belong to the SRQ, not to this QP: they stay. */
+	if (!qp->rq)
+		goto out_rq_done;
 	/* Acquire: as above, for the receive ring. */
 	prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
 	while (qp->rq_cons != prod) {
@@ -445,6 +448,7 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	}
 	/* Release: the receive slots are the producer's again. */
 	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
+out_rq_done:
 	qp->rwqe_valid = false;
 	qp->in_msg = false;
 }

@@ -32,12 +32,30 @@
 /* The 40 bytes a UD receive buffer starts with (IBA 11.4.1.1). */
 #define SROCE_GRH_LEN		40
 
-/* Copy the receive WQE at the consumer index; validate its SGE count. */
-static int sroce_fw_fetch_rwqe(struct sroce_fw_qp *qp)
+/*
+ * Take the next receive WQE (of the QP's own ring or of its SRQ) into
+ * qp->rwqe. The slot goes back to the producer at once: only the private
+ * copy is used from here on. Return: 0, -ENOENT if none is posted, or
+ * -EINVAL for a WQE with too many SGEs (consumed anyway). Caller holds
+ * qp->lock.
+ */
+static int sroce_fw_take_rwqe(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
+	u32 prod;
+
+	if (qp->srq)
+		return sroce_fw_srq_take(fw, qp->srq, qp->rwqe);
+
+	/* Acquire: the WQEs before the producer index are complete. */
+	prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
+	if (qp->rq_cons == prod)
+		return -ENOENT;
 	memcpy(qp->rwqe, sroce_ring_slot(qp->rq, qp->rq_cons, qp->rq_mask,
 					 qp->rq_log2_elem),
 	       BIT(qp->rq_log2_elem));
+	qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
+	/* Release: the slot is the producer's again. */
+	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
 	return qp->rwqe->dma.num_sge > qp->max_recv_sge ? -EINVAL : 0;
 }
 
@@ -75,7 +93,8 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	};
 	u8 grh[SROCE_GRH_LEN];
 	u64 capacity = 0;
-	u32 prod, qkey, i;
+	u32 qkey, i;
+	int err;
 
 	/* UD carries SEND ONLY, with or without immediate, and nothing else. */
 	if (info->opcode != 0x64 && info->opcode != 0x65)
@@ -88,19 +107,17 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto out_unlock;
 	if (qkey != le32_to_cpu(qp->attr.qkey))
 		goto out_unlock;
-	/* Acquire: the WQEs before the producer index are complete. */
-	prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
-	if (qp->rq_cons == prod) {
+	err = sroce_fw_take_rwqe(fw, qp);
+	if (err == -ENOENT) {
 		/* No receive posted: UD drops. */
 		sroce_fw_count(fw, SROCE_STAT_UD_NO_WQE);
 		goto out_unlock;
 	}
-
-	if (sroce_fw_fetch_rwqe(qp)) {
+	wc.wr_id = qp->rwqe->wr_id;
+	if (err) {
 		wc.status = IB_WC_LOC_LEN_ERR;
 		goto out_complete;
 	}
-	wc.wr_id = qp->rwqe->wr_id;
 	for (i = 0; i < qp->rwqe->dma.num_sge; i++)
 		capacity += qp->rwqe->dma.sge[i].length;
 	if (capacity < SROCE_GRH_LEN + info->payload_len) {
@@ -123,9 +140,6 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		       sizeof(wc.ex.imm_data));
 	}
 out_complete:
-	qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
-	/* Release: the slot is the producer's again. */
-	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
 	sroce_fw_cq_post(fw, qp->rcq, &wc, info->se);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
@@ -191,26 +205,11 @@ static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
 		};
 
 		sroce_fw_cq_post(fw, qp->rcq, &wc, false);
-		qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
-		/* Release: the slot is the producer's again. */
-		smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
 		qp->rwqe_valid = false;
 	}
 	qp->attr.state = SROCE_QPS_ERR;
 	qp->in_msg = false;
 	sroce_fw_ring_sq(fw, qp);
-}
-
-/* Take the next receive WQE; false if none is posted. */
-static bool sroce_fw_take_rwqe(struct sroce_fw_qp *qp)
-{
-	/* Acquire: the WQEs before the producer index are complete. */
-	u32 prod = smp_load_acquire(&qp->rq->producer_index) & qp->rq_mask;
-
-	if (qp->rq_cons == prod)
-		return false;
-	qp->rwqe_valid = true;
-	return true;
 }
 
 /* Complete the receive WQE of the message that just ended. */
@@ -234,9 +233,6 @@ static void sroce_fw_recv_complete(struct sroce_fw_dev *fw,
 		       sizeof(wc.ex.imm_data));
 	}
 	sroce_fw_cq_post(fw, qp->rcq, &wc, info->se);
-	qp->rq_cons = sroce_ring_next(qp->rq_cons, qp->rq_mask);
-	/* Release: the slot is the producer's again. */
-	smp_store_release(&qp->rq->consumer_index, qp->rq_cons);
 	qp->rwqe_valid = false;
 }
 
@@ -276,9 +272,12 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	/* A receive WQE is needed by SENDs and by WRITEs with immediate. */
 	if (!qp->rwqe_valid && ((!write && start) ||
 				(write && end && (flags & SROCE_OPF_IMM)))) {
-		if (!sroce_fw_take_rwqe(qp))
+		int err = sroce_fw_take_rwqe(fw, qp);
+
+		if (err == -ENOENT)
 			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
-		if (sroce_fw_fetch_rwqe(qp)) {
+		qp->rwqe_valid = true;
+		if (err) {
 			*wc_status = IB_WC_LOC_LEN_ERR;
 			return SROCE_SYN_NAK_INV_REQ;
 		}

@@ -58,6 +58,16 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_ah_num), 0 },
 	[SROCE_CMDI_QUERY_STATS] = { SROCE_CMD_QUERY_STATS, "QUERY_STATS",
 		0, sizeof(struct sroce_query_stats_resp) },
+	[SROCE_CMDI_CREATE_SRQ] = { SROCE_CMD_CREATE_SRQ, "CREATE_SRQ",
+		sizeof(struct sroce_create_srq_req),
+		sizeof(struct sroce_srq_num) },
+	[SROCE_CMDI_MODIFY_SRQ] = { SROCE_CMD_MODIFY_SRQ, "MODIFY_SRQ",
+		sizeof(struct sroce_modify_srq_req), 0 },
+	[SROCE_CMDI_QUERY_SRQ] = { SROCE_CMD_QUERY_SRQ, "QUERY_SRQ",
+		sizeof(struct sroce_srq_num),
+		sizeof(struct sroce_query_srq_resp) },
+	[SROCE_CMDI_DESTROY_SRQ] = { SROCE_CMD_DESTROY_SRQ, "DESTROY_SRQ",
+		sizeof(struct sroce_srq_num), 0 },
 };
 
 /**

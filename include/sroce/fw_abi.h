@@ -39,6 +39,7 @@
 #define SROCE_FW_MAX_RD_ATOMIC		128
 #define SROCE_FW_MAX_MR			0xffff
 #define SROCE_FW_MAX_AH			0x7fff	/* ah_num 1..32767 */
+#define SROCE_FW_MAX_SRQ		0xffff
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
 
@@ -59,7 +60,7 @@ enum sroce_fw_vector {
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
  * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
- * 0x06xx address handles, 0x07xx statistics.
+ * 0x06xx address handles, 0x07xx statistics, 0x08xx shared receive queues.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -81,6 +82,10 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_CREATE_AH = 0x0601,
 	SROCE_CMD_DESTROY_AH = 0x0602,
 	SROCE_CMD_QUERY_STATS = 0x0701,
+	SROCE_CMD_CREATE_SRQ = 0x0801,
+	SROCE_CMD_MODIFY_SRQ = 0x0802,
+	SROCE_CMD_QUERY_SRQ = 0x0803,
+	SROCE_CMD_DESTROY_SRQ = 0x0804,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -104,6 +109,10 @@ enum sroce_cmd_index {
 	SROCE_CMDI_CREATE_AH,
 	SROCE_CMDI_DESTROY_AH,
 	SROCE_CMDI_QUERY_STATS,
+	SROCE_CMDI_CREATE_SRQ,
+	SROCE_CMDI_MODIFY_SRQ,
+	SROCE_CMDI_QUERY_SRQ,
+	SROCE_CMDI_DESTROY_SRQ,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -510,12 +519,46 @@ struct sroce_query_stats_resp {
 	__le64 counter[SROCE_NUM_STATS];
 };
 
+/*
+ * Shared receive queues: a receive ring (struct rxe_recv_wqe slots) that
+ * several QPs consume. An armed limit raises SRQ_LIMIT once, when fewer
+ * WQEs than the limit remain.
+ */
+struct sroce_create_srq_req {
+	__le64 ring_addr;
+	__le32 pdn;
+	__le32 limit;
+	__u8 log2_slots;
+	__u8 log2_elem;
+	__u8 max_sge;
+	__u8 rsvd[5];
+};
+
+/* CREATE_SRQ response, QUERY_SRQ and DESTROY_SRQ request */
+struct sroce_srq_num {
+	__le32 srqn;
+	__u8 rsvd[4];
+};
+
+/* SROCE_CMD_MODIFY_SRQ: arm the limit (0 disarms) */
+struct sroce_modify_srq_req {
+	__le32 srqn;
+	__le32 limit;
+};
+
+/* SROCE_CMD_QUERY_SRQ response */
+struct sroce_query_srq_resp {
+	__le32 limit;
+	__u8 rsvd[4];
+};
+
 /* --- Asynchronous events -------------------------------------------- */
 
 enum sroce_event_type {
 	SROCE_EVENT_PORT_CHANGE = 1,
 	SROCE_EVENT_CQ_COMPLETION = 2,
 	SROCE_EVENT_CQ_ERROR = 3,
+	SROCE_EVENT_SRQ_LIMIT = 4,
 };
 
 #define SROCE_EQE_PHASE			0x1
@@ -578,6 +621,10 @@ SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_create_ah_req, 44);
 SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
 SROCE_ABI_ASSERT_FITS(sroce_query_stats_resp, SROCE_CMD_PAYLOAD_MAX);
+SROCE_ABI_ASSERT_SIZE(sroce_create_srq_req, 24);
+SROCE_ABI_ASSERT_SIZE(sroce_srq_num, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# RC and UC traffic driven by stock rdma-core (ibv_rc_pingpong and
-# ibv_uc_pingpong with -c data validation): loopback on one device and
-# between two namespaces, messages from one byte to many path MTUs,
-# polling and completion events.
+# RC and UC traffic driven by stock rdma-core (ibv_rc_pingpong,
+# ibv_uc_pingpong and ibv_srq_pingpong, with -c data validation where the
+# tool has it): loopback on one device and between two namespaces,
+# messages from one byte to many path MTUs, polling and completion
+# events, and a shared receive queue.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 command -v ibv_rc_pingpong >/dev/null || ktap_skip_all "ibverbs-utils missing"
-ktap_plan 7
+ktap_plan 9
 
 ns=sroce_rc_ns
 ip netns add $ns || ktap_skip_all "cannot create a namespace"
@@ -73,5 +74,10 @@ pingpong rc_netns_events ibv_rc_pingpong $ns sroce_rc1 "$g1" 10.97.0.2 \
 pingpong uc_netns ibv_uc_pingpong $ns sroce_rc1 "$g1" 10.97.0.2 \
 	-n 200 -s 4096 -c
 pingpong uc_loopback ibv_uc_pingpong "" sroce_rc0 "$g0" 127.0.0.1 -n 200 -c
+# Shared receive queue: four QPs receiving from one SRQ.
+pingpong srq_netns ibv_srq_pingpong $ns sroce_rc1 "$g1" 10.97.0.2 \
+	-n 200 -q 4 -c
+pingpong srq_loopback_events ibv_srq_pingpong "" sroce_rc0 "$g0" 127.0.0.1 \
+	-n 200 -q 8 -e
 
 ktap_finish

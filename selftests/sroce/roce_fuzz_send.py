@@ -31,14 +31,16 @@ go to it as PSN trains that lock on to its expected PSN, and
 acknowledgements carry PSNs around its send PSN.
 
 Each packet's fate at the receiver is predicted from the bytes on the
-wire: dropped for a bad ICRC, dropped as malformed (IPv4 options, a
-transport header the IBA rules refuse), or handed to a QP ("delivered").
+wire: refused before a device is looked up ("unparsable": IPv4 options),
+dropped for a bad ICRC, dropped as malformed (a transport header the IBA
+rules refuse), or handed to the QP its BTH names ("delivered").
 With --exclude-qpn no delivered packet names one of those QPNs, so a
 connection running there must not notice the storm.
 
 The output is deterministic for a --seed and the same peers. The last
-lines summarize what was sent; "# fuzz-predict: bad_icrc=A malformed=B
-delivered=C" is meant for comparison with the receiver's counters.
+lines summarize what was sent; "# fuzz-predict: unparsable=A bad_icrc=B
+malformed=C delivered=D" is meant for comparison with the receiver's
+counters.
 """
 import argparse
 import random
@@ -249,11 +251,26 @@ def parse_ok(tp):
     return True
 
 
+FATES = ("udp_drop", "unparsable", "bad_icrc", "malformed", "delivered")
+
+
 def predict(pkt):
-    """Fate of a whole IPv4 datagram: bad_icrc, malformed or delivered."""
+    """Fate of a whole IPv4 datagram at the receiver, one of FATES.
+
+    udp_drop: a wrong UDP checksum, dropped before sroce sees it;
+    unparsable: refused before the device is known (IPv4 options);
+    bad_icrc, malformed: dropped by the device; delivered: handed to the
+    QP the BTH names, if there is one.
+    """
     ihl = (pkt[0] & 0x0f) * 4
+    if pkt[ihl + 6:ihl + 8] != b"\0\0":
+        u = bytearray(pkt[ihl:])
+        u[6:8] = b"\0\0"
+        if udp_csum(pkt[12:16], pkt[16:20], bytes(u)) != \
+                struct.unpack("!H", pkt[ihl + 6:ihl + 8])[0]:
+            return "udp_drop"
     if ihl != IP_LEN:
-        return "malformed"
+        return "unparsable"
     udp = pkt[IP_LEN:IP_LEN + UDP_LEN]
     ulen = struct.unpack("!H", udp[4:6])[0]
     tp = pkt[IP_LEN + UDP_LEN:IP_LEN + ulen]
@@ -325,7 +342,7 @@ class Fuzzer:
         self.dst = socket.inet_aton(args.dst)
         self.targets = []
         self.exclude = set(args.exclude_qpn)
-        self.fate = {"bad_icrc": 0, "malformed": 0, "delivered": 0}
+        self.fate = dict.fromkeys(FATES, 0)
         self.to_target = 0
 
     # fields ---------------------------------------------------------
@@ -635,9 +652,11 @@ class Fuzzer:
                 self.fix_lengths(pkt)
             fate = predict(bytes(pkt))
             if fate == "delivered" and dest_qpn(pkt) in self.exclude:
-                # Never touch a protected QP: spoil the ICRC.
+                # Never touch a protected QP: spoil the ICRC (and drop
+                # the UDP checksum, which would no longer match).
                 pkt[-1] ^= 0xff
-                fate = "bad_icrc"
+                pkt[IP_LEN + 6:IP_LEN + 8] = b"\0\0"
+                fate = predict(bytes(pkt))
             yield i, cls, pkt, fate
 
 
@@ -699,9 +718,9 @@ def main(argv):
                   (i, cls, len(pkt), e), flush=True)
             continue
         sent += 1
-        c = per_class.setdefault(cls, [0, 0, 0, 0])
+        c = per_class.setdefault(cls, [0] * (1 + len(FATES)))
         c[0] += 1
-        c[1 + ["bad_icrc", "malformed", "delivered"].index(fate)] += 1
+        c[1 + FATES.index(fate)] += 1
         fz.fate[fate] += 1
         if dest_qpn(pkt) in {t.qpn for t in fz.targets} and \
                 fate == "delivered":
@@ -716,13 +735,14 @@ def main(argv):
 
     print("# fuzz: seed %d, %d packets sent in %.1f s, %d send errors" %
           (a.seed, sent, dt, errors))
-    print("# fuzz: class       sent  bad_icrc malformed delivered")
+    print("# fuzz: class       sent udp_drop unparsable bad_icrc malformed "
+          "delivered")
     for cls, _ in Fuzzer.CLASSES:
-        c = per_class.get(cls, [0, 0, 0, 0])
-        print("# fuzz: %-10s %5d %9d %9d %9d" % (cls, *c))
+        c = per_class.get(cls, [0] * (1 + len(FATES)))
+        print("# fuzz: %-10s %5d %8d %10d %8d %9d %9d" % (cls, *c))
     print("# fuzz: %d delivered packets named a live peer QP" % fz.to_target)
-    print("# fuzz-predict: bad_icrc=%d malformed=%d delivered=%d" %
-          (fz.fate["bad_icrc"], fz.fate["malformed"], fz.fate["delivered"]))
+    print("# fuzz-predict: " +
+          " ".join("%s=%d" % (f, fz.fate[f]) for f in FATES))
     return 1 if errors else 0
 
 
