@@ -468,17 +468,24 @@ class Fuzzer:
             # Acknowledgements for what the server sends (from spsn on).
             op = rng.choice([0x11, 0x11, 0x11, 0x0d, 0x0e, 0x0f, 0x10, 0x12])
             psn = (t.spsn + rng.randint(-4, 64)) & 0xffffff
-            syn = rng.choice([0x1f, 0x1f, 0x1f, 0x00, 0x21, 0x60, 0x61,
-                              0x62]) if op == 0x11 else 0x1f
+            r = rng.random()
+            syn = 0x1f if op != 0x11 or r < 0.7 else \
+                rng.randint(0, 0x1e) if r < 0.9 else \
+                rng.randint(0x20, 0x3f) if r < 0.95 else \
+                rng.randint(0x60, 0x64)
             return self.transport(rng, op, t.qpn, psn, syndrome=syn)
         if not t.train:
-            # Start a train at or a little before where the QP should be,
-            # sometimes anywhere in what we sent so far.
-            if rng.random() < 0.25:
+            # Start a train where the QP should be, or a little before
+            # (with duplicates first), sometimes anywhere in what we sent.
+            r = rng.random()
+            back = 0
+            if r < 0.1:
                 start = t.epsn + rng.randint(0, t.sent)
             else:
-                start = t.guess - rng.randint(0, 8)
+                back = rng.randint(1, 8) if r < 0.3 else 0
+                start = t.guess - back
             t.train_psn = start & 0xffffff
+            t.train = [base | 0x04] * back
             for _ in range(rng.randint(4, 24)):
                 r = rng.random()
                 if r < 0.6:
