@@ -18,6 +18,8 @@
 #   make demo             install what is missing, boot a guest and show
 #                         two sroce devices
 #   make deps             install the Debian packages needed (root)
+#   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
+#                         one guest boot (run it on a quiet host)
 #   make clean
 #
 # Each kernel gets its own build tree, build/<kver>/, made of symlinks to
@@ -51,7 +53,7 @@ VM := $(TOP)/tools/vm/sroce-vm
 VM_TIMEOUT ?= 1800
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deps fuzz module modules-all lint unit selftests check check-guest \
+.PHONY: all deps bench fuzz module modules-all lint unit selftests check check-guest \
 	check-smoke demo demo-run dkms-build clean
 
 all: module
@@ -126,6 +128,11 @@ demo: deps
 demo-run:
 	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
 	$(VM) -k $(or $(KVER_61),$(KVER)) -t 600 -- $(TOP)/tools/demo.sh
+
+bench:
+	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
+	$(TOP)/tools/bench/sroce-bench -k $(or $(KVER_61),$(KVER)) \
+		--out $(BUILD)/bench/bench.txt
 
 # DKMS: add this tree and build it for every supported kernel (no install).
 dkms-build:

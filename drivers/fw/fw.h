@@ -509,6 +509,8 @@ void sroce_fw_retry_timer(struct timer_list *t);
 void sroce_fw_arm_retry(struct sroce_fw_qp *qp);
 void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *t);
+void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			u32 status);
 u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_net.c */

@@ -94,10 +94,9 @@ void sroce_fw_retry_timer(struct timer_list *t)
 	sroce_fw_count(fw, SROCE_STAT_ACK_TIMEOUT);
 	if (!qp->retry_left) {
 		sroce_fw_count(fw, SROCE_STAT_RETRY_EXC);
+		/* The oldest WQE fails; the flush completes the others. */
 		if (qp->sq_cons != qp->sq_next)
-			sroce_fw_send_complete(fw, qp, IB_WC_RETRY_EXC_ERR,
-					       &qp->track[qp->sq_cons]);
-		qp->sq_cons = qp->sq_next;
+			sroce_fw_sq_retire(fw, qp, IB_WC_RETRY_EXC_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
 	} else {
 		qp->retry_left--;
@@ -141,12 +140,8 @@ static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			sroce_fw_ring_sq(fw, qp);
 			break;
 		}
-		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS,
-				       &qp->track[qp->sq_cons]);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	}
-	/* Release: the retired slots are the producer's again. */
-	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 }
 
 /* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */
@@ -164,11 +159,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	/* Responses acknowledge every WQE before the one they answer. */
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before(qp->track[qp->sq_cons].last_psn, info->psn) &&
-	       !sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
-		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS,
-				       &qp->track[qp->sq_cons]);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
-	}
+	       !sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons]))
+		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	if (qp->sq_cons == qp->sq_next)
 		return;
 	t = &qp->track[qp->sq_cons];
@@ -203,8 +195,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 					info->payload_len, true);
 	}
 	if (err) {
-		sroce_fw_send_complete(fw, qp, IB_WC_LOC_PROT_ERR, t);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
 		sroce_fw_ring_sq(fw, qp);
 		return;
@@ -215,13 +206,10 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	qp->retry_left = qp->attr.retry_cnt;
 	del_timer(&qp->retry_timer);
 	if (info->psn == t->last_psn) {
-		sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, t);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 		if (qp->rd_atomic_out)
 			qp->rd_atomic_out--;
 	}
-	/* Release: the retired slots are the producer's again. */
-	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 	sroce_fw_arm_retry(qp);
 	sroce_fw_ring_sq(fw, qp);
 }
@@ -250,6 +238,15 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto out_unlock;
 	}
 	syndrome = sroce_aeth_syndrome(pkt->hdr + info->off[SROCE_EXT_AETH]);
+	/*
+	 * A NAK names a PSN among those outstanding; anything else is stale
+	 * or forged and must not complete, rewind or fail anything.
+	 */
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_TYPE_ACK &&
+	    (!sroce_fw_outstanding(qp) ||
+	     !sroce_psn_in_range(info->psn, qp->una_psn,
+				 sroce_psn_sub(qp->next_psn, 1))))
+		goto out_unlock;
 
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_TYPE_ACK:
@@ -310,10 +307,8 @@ out_unlock:
 	return;
 
 fatal:
-	if (qp->sq_cons != qp->sq_next) {
-		sroce_fw_send_complete(fw, qp, status, &qp->track[qp->sq_cons]);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
-	}
+	if (qp->sq_cons != qp->sq_next)
+		sroce_fw_sq_retire(fw, qp, status);
 	qp->attr.state = SROCE_QPS_ERR;
 	sroce_fw_ring_sq(fw, qp);
 	spin_unlock_bh(&qp->lock);

@@ -84,6 +84,39 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	sroce_fw_cq_post(fw, qp->scq, &wc, false);
 }
 
+/*
+ * Give the oldest send slot back and complete its WQE, in that order: a
+ * consumer that reacts to the completion by posting again must find the
+ * slot free (librxe checks for room before it writes). Caller holds
+ * qp->lock.
+ */
+static void sroce_fw_sq_pop(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    u32 status, const struct sroce_fw_sq_track *wqe)
+{
+	struct sroce_fw_sq_track t = *wqe;
+
+	if (qp->sq_cons == qp->sq_next) {
+		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
+		qp->sq_next_off = 0;
+	}
+	qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+	/* Release: the slot is the producer's again, before the CQE shows. */
+	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
+	sroce_fw_send_complete(fw, qp, status, &t);
+}
+
+/**
+ * sroce_fw_sq_retire() - complete the oldest sent WQE of an RC QP
+ * @fw: the function
+ * @qp: the QP, whose lock is held
+ * @status: IB_WC_* status
+ */
+void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			u32 status)
+{
+	sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
+}
+
 /* Copy the send WQE at slot @index; validate its SGE count. */
 static int sroce_fw_fetch_swqe(struct sroce_fw_qp *qp, u32 index)
 {
@@ -422,15 +455,10 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 			t.opcode = qp->swqe->wr.opcode;
 		}
 		t.length = 0;
-		sroce_fw_send_complete(fw, qp, IB_WC_WR_FLUSH_ERR, &t);
-		if (qp->sq_cons == qp->sq_next)
-			qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
-		qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
+		sroce_fw_sq_pop(fw, qp, IB_WC_WR_FLUSH_ERR, &t);
 	}
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = 0;
-	/* Release: the slots are the producer's again. */
-	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 
 	/* SRQ WQEs belong to the SRQ, not to this QP: they stay. */
 	if (!qp->rq)
@@ -462,9 +490,10 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 		.opcode = qp->swqe->wr.opcode,
 	};
 
-	sroce_fw_send_complete(fw, qp, status, &t);
-	qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
-	qp->sq_cons = qp->sq_next;
+	/* Completions stay in order: WQEs sent before this one flush first. */
+	while (qp->sq_cons != qp->sq_next)
+		sroce_fw_sq_retire(fw, qp, IB_WC_WR_FLUSH_ERR);
+	sroce_fw_sq_pop(fw, qp, status, &t);
 	qp->attr.state = SROCE_QPS_ERR;
 	sroce_fw_flush(fw, qp);
 }
@@ -521,8 +550,11 @@ void sroce_fw_send_work(struct work_struct *work)
 		qp->sq_next_off = 0;
 		/* RC completes on acknowledgment; UD and UC once sent. */
 		if (qp->type != SROCE_QPT_RC) {
-			sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, &t);
 			qp->sq_cons = qp->sq_next;
+			/* Release: the slot is free before the CQE shows. */
+			smp_store_release(&qp->sq->consumer_index,
+					  qp->sq_cons);
+			sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, &t);
 		}
 	}
 	/* Release: the slots are the producer's again. */

@@ -107,6 +107,15 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto out_unlock;
 	if (qkey != le32_to_cpu(qp->attr.qkey))
 		goto out_unlock;
+	/*
+	 * MADs are 256 bytes. ib_mad does not repost a receive that completes
+	 * in error, so an oversized packet to QP1 is dropped, not allowed to
+	 * eat the buffer (which would let any sender starve the agent).
+	 */
+	if (qp->type == SROCE_QPT_GSI && info->payload_len > IB_MGMT_MAD_SIZE) {
+		sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
+		goto out_unlock;
+	}
 	err = sroce_fw_take_rwqe(fw, qp);
 	if (err == -ENOENT) {
 		/* No receive posted: UD drops. */
@@ -626,21 +635,32 @@ inv_request:
  */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 {
+	unsigned int tr = pkt->info.opcode & SROCE_TR_MASK;
 	struct sroce_fw_qp *qp;
 
+	/* CNPs feed congestion control, which is not built yet. */
+	if (tr == SROCE_TR_CNP)
+		return;
 	qp = xa_load(&fw->qps, pkt->info.qpn);
 	if (!qp) {
 		sroce_fw_count(fw, SROCE_STAT_RX_NO_QP);
 		return;
 	}
+	/* The opcode's transport must be the QP's (IBA 9.6.1.1). */
 	switch (qp->type) {
 	case SROCE_QPT_UD:
 	case SROCE_QPT_GSI:
-		sroce_fw_recv_ud(fw, qp, pkt);
+		if (tr == SROCE_TR_UD)
+			sroce_fw_recv_ud(fw, qp, pkt);
+		else
+			sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
 		break;
 	case SROCE_QPT_RC:
 	case SROCE_QPT_UC:
-		sroce_fw_recv_rc(fw, qp, pkt);
+		if (tr == (qp->type == SROCE_QPT_RC ? SROCE_TR_RC : SROCE_TR_UC))
+			sroce_fw_recv_rc(fw, qp, pkt);
+		else
+			sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
 		break;
 	}
 }

@@ -511,6 +511,9 @@ enum sroce_stat {
 	SROCE_STAT_RX_WRITE_REQ,	/* responder: RDMA WRITE packets */
 	SROCE_STAT_RX_ATOMIC_REQ,	/* responder: atomic requests */
 	SROCE_STAT_UD_NO_WQE,		/* dropped: UD packet, no receive posted */
+	SROCE_STAT_RX_QP_REFUSED,	/* dropped: wrong transport for the QP,
+					 * oversized MAD
+					 */
 	SROCE_NUM_STATS,
 };
 

@@ -151,13 +151,14 @@ usec_per_iter=$(sed -n 's/.* seconds = \([0-9.]*\) usec\/iter.*/\1/p' \
 
 rping_ok() {
 	local srv status
-	timeout 60 rping -s -a 10.96.0.1 -p 7174 -C 10 -v > "$tmp/rping.log" 2>&1 &
+	timeout 60 rping -s -a 10.96.0.1 -p 7174 -C 10 -v > "$tmp/rping_s.log" 2>&1 &
 	srv=$!
 	# rping listens through rdma_cm, not on a TCP port.
 	wait_until 10 bash -c 'rdma res show cm_id | grep -q "LISTEN.*:7174"'
-	timeout 60 rping -c -a 10.96.0.1 -p 7174 -C 10 -v >> "$tmp/rping.log" 2>&1
+	timeout 60 rping -c -a 10.96.0.1 -p 7174 -C 10 -v > "$tmp/rping.log" 2>&1
 	status=$?
 	wait $srv || status=$?
+	cat "$tmp/rping_s.log" >> "$tmp/rping.log"
 	[ $status -eq 0 ] && [ "$(grep -c 'ping data' "$tmp/rping.log")" -ge 20 ]
 }
 rping_before=skip
