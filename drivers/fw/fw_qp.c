@@ -81,6 +81,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	const struct sroce_create_qp_req *q = req;
 	struct sroce_create_qp_resp *r = resp;
 	struct sroce_fw_qp *qp;
+	u16 status;
 	u32 qpn;
 	int err;
 
@@ -127,11 +128,8 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->rwqe = kmalloc(BIT(SROCE_FW_MAX_WQE_LOG2), GFP_KERNEL);
 	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
 	if (!qp->swqe || !qp->rwqe || !qp->track) {
-		kvfree(qp->track);
-		kfree(qp->swqe);
-		kfree(qp->rwqe);
-		kfree(qp);
-		return SROCE_FW_ERR_NO_RESOURCES;
+		status = SROCE_FW_ERR_NO_RESOURCES;
+		goto err_free;
 	}
 
 	if (q->srqn) {
@@ -142,17 +140,8 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->scq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->send_cqn));
 	qp->rcq = sroce_fw_qp_get_cq(fw, le32_to_cpu(q->recv_cqn));
 	if (!qp->scq || !qp->rcq || (q->srqn && !qp->srq)) {
-		if (qp->scq)
-			atomic_dec(&qp->scq->users);
-		if (qp->rcq)
-			atomic_dec(&qp->rcq->users);
-		if (qp->srq)
-			atomic_dec(&qp->srq->users);
-		kvfree(qp->track);
-		kfree(qp->swqe);
-		kfree(qp->rwqe);
-		kfree(qp);
-		return SROCE_FW_ERR_NOT_FOUND;
+		status = SROCE_FW_ERR_NOT_FOUND;
+		goto err_put;
 	}
 
 	if (qp->type == SROCE_QPT_GSI) {
@@ -165,21 +154,29 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 			       GFP_KERNEL);
 	}
 	if (err) {
-		atomic_dec(&qp->scq->users);
-		atomic_dec(&qp->rcq->users);
-		if (qp->srq)
-			atomic_dec(&qp->srq->users);
-		kvfree(qp->track);
-		kfree(qp->swqe);
-		kfree(qp->rwqe);
-		kfree(qp);
-		return err == -EBUSY && qp->type == SROCE_QPT_GSI ?
-		       SROCE_FW_ERR_BUSY : SROCE_FW_ERR_NO_RESOURCES;
+		/* Only one GSI QP per port. */
+		status = err == -EBUSY && qp->type == SROCE_QPT_GSI ?
+			 SROCE_FW_ERR_BUSY : SROCE_FW_ERR_NO_RESOURCES;
+		goto err_put;
 	}
 	qp->qpn = qpn;
 	qp->sport = sroce_fw_qp_sport(qpn);
 	r->qpn = cpu_to_le32(qpn);
 	return SROCE_FW_OK;
+
+err_put:
+	if (qp->scq)
+		atomic_dec(&qp->scq->users);
+	if (qp->rcq)
+		atomic_dec(&qp->rcq->users);
+	if (qp->srq)
+		atomic_dec(&qp->srq->users);
+err_free:
+	kvfree(qp->track);
+	kfree(qp->swqe);
+	kfree(qp->rwqe);
+	kfree(qp);
+	return status;
 }
 
 /**

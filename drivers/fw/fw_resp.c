@@ -154,6 +154,41 @@ out_unlock:
 	spin_unlock_bh(&qp->lock);
 }
 
+/*
+ * Build and send one response packet: headers from @f, then
+ * @f->payload_len bytes read from @mr at @va (nothing when the length is 0).
+ */
+static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      struct sroce_roce_fields *f,
+			      struct sroce_fw_mr *mr, u64 va)
+{
+	unsigned int pad = sroce_roce_pad(f->payload_len);
+	struct sroce_fw_path path;
+	struct sk_buff *skb;
+	int len;
+
+	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
+		return -EINVAL;
+	path.sport = qp->sport;
+	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
+			f->payload_len + pad + 4, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
+	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
+			       f);
+	if (len < 0) {
+		kfree_skb(skb);
+		return len;
+	}
+	skb_put(skb, len);
+	if (f->payload_len)
+		sroce_fw_mr_copy(mr, va, skb_put(skb, f->payload_len),
+				 f->payload_len, false);
+	skb_put_zero(skb, pad + 4);
+	return sroce_fw_xmit(fw, skb, &path);
+}
+
 /**
  * sroce_fw_send_ack() - send an acknowledgment or NAK for an RC QP
  * @fw: the function
@@ -174,27 +209,8 @@ int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		.aeth_syndrome = syndrome,
 		.aeth_msn = qp->msn & 0xffffff,
 	};
-	struct sroce_fw_path path;
-	struct sk_buff *skb;
-	int len;
 
-	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
-		return -EINVAL;
-	path.sport = qp->sport;
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN + 4,
-			GFP_ATOMIC);
-	if (!skb)
-		return -ENOMEM;
-	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
-	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
-			       &f);
-	if (len < 0) {
-		kfree_skb(skb);
-		return len;
-	}
-	skb_put(skb, len);
-	skb_put_zero(skb, 4);
-	return sroce_fw_xmit(fw, skb, &path);
+	return sroce_fw_send_resp(fw, qp, &f, NULL, 0);
 }
 
 /* The responder hit an error it reports and cannot recover from. */
@@ -328,38 +344,6 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 /* Serializes responder atomics of every function (IB_ATOMIC_HCA). */
 static DEFINE_SPINLOCK(sroce_fw_atomic_lock);
-
-/* Build and send one response packet carrying @len bytes from @src. */
-static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      struct sroce_roce_fields *f,
-			      struct sroce_fw_mr *mr, u64 va)
-{
-	unsigned int pad = sroce_roce_pad(f->payload_len);
-	struct sroce_fw_path path;
-	struct sk_buff *skb;
-	int len;
-
-	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
-		return -EINVAL;
-	path.sport = qp->sport;
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
-			f->payload_len + pad + 4, GFP_ATOMIC);
-	if (!skb)
-		return -ENOMEM;
-	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
-	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
-			       f);
-	if (len < 0) {
-		kfree_skb(skb);
-		return len;
-	}
-	skb_put(skb, len);
-	if (f->payload_len)
-		sroce_fw_mr_copy(mr, va, skb_put(skb, f->payload_len),
-				 f->payload_len, false);
-	skb_put_zero(skb, pad + 4);
-	return sroce_fw_xmit(fw, skb, &path);
-}
 
 /*
  * Answer an RDMA READ request (again, for a repeated one). Return: 0 or

@@ -228,3 +228,45 @@ active_mtu() {
 	ibv_devinfo -d "$1" -i 1 2>/dev/null |
 		awk '/active_mtu:/ { print $2; exit }'
 }
+
+# gid_v4 DEV HEX: index of DEV's RoCE v2 GID whose IPv4 address ends in
+# the two groups HEX (e.g. 0a61:0001 for 10.97.0.1)
+gid_v4() {
+	local f i
+	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
+		i=${f##*/}
+		grep -q "ffff:$2\$" "$f" &&
+			[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			echo "$i" && return 0
+	done
+	return 1
+}
+
+# two_hosts NAME NET: two "hosts" joined by a veth pair, NAME0 here with
+# NET.1/24 and NAME1 in namespace NAME_ns with NET.2/24 (NET like 10.97.0),
+# an sroce device on each end (sroce_NAME0, sroce_NAME1). Everything is
+# undone on exit. Sets NS, DEV0, DEV1 and their IPv4 GID indices G0, G1;
+# returns non-zero if the topology cannot be built.
+two_hosts() {
+	local name=$1 net=$2 hex
+	NS=${name}_ns
+	DEV0=sroce_${name}0
+	DEV1=sroce_${name}1
+	ip netns add "$NS" || return
+	on_exit "ip netns del $NS"
+	ip link add "${name}0" type veth peer name "${name}1" netns "$NS" ||
+		return
+	on_exit "ip link del ${name}0"
+	ip link set "${name}0" up
+	ip -n "$NS" link set "${name}1" up
+	ip addr add "$net.1/24" dev "${name}0"
+	ip -n "$NS" addr add "$net.2/24" dev "${name}1"
+	link_add "$DEV0" "${name}0" || return
+	ip netns exec "$NS" rdma link add "$DEV1" type sroce netdev "${name}1" ||
+		return
+	hex=$(printf '%02x%02x' $(echo "$net" | cut -d. -f1,2 | tr . ' '))
+	wait_until 5 gid_v4 "$DEV0" "$hex:$(printf '%02x01' "${net##*.}")" >/dev/null
+	wait_until 5 gid_v4 "$DEV1" "$hex:$(printf '%02x02' "${net##*.}")" >/dev/null
+	G0=$(gid_v4 "$DEV0" "$hex:$(printf '%02x01' "${net##*.}")") &&
+		G1=$(gid_v4 "$DEV1" "$hex:$(printf '%02x02' "${net##*.}")")
+}

@@ -12,32 +12,10 @@ require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 ktap_plan 14
 
-ns=sroce_pt_ns
-ip netns add $ns || ktap_skip_all "cannot create a namespace"
-on_exit "ip netns del $ns"
-ip link add pt0 type veth peer name pt1 netns $ns
-on_exit "ip link del pt0"
-ip link set pt0 up
-ip -n $ns link set pt1 up
-ip addr add 10.94.0.1/24 dev pt0
-ip -n $ns addr add 10.94.0.2/24 dev pt1
-link_add sroce_pt0 pt0
-ip netns exec $ns rdma link add sroce_pt1 type sroce netdev pt1
-
-gid_v4() {
-	local f i
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${f##*/}
-		grep -q "ffff:$2\$" "$f" &&
-			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
-			echo "$i" && return 0
-	done
-	return 1
-}
-wait_until 5 gid_v4 sroce_pt0 0a5e:0001 >/dev/null
-wait_until 5 gid_v4 sroce_pt1 0a5e:0002 >/dev/null
-g0=$(gid_v4 sroce_pt0 0a5e:0001)
-g1=$(gid_v4 sroce_pt1 0a5e:0002)
+two_hosts pt 10.94.0 || ktap_skip_all "cannot build the two-host topology"
+ns=$NS
+g0=$G0
+g1=$G1
 
 # perf NAME TOOL ARGS...: server in the namespace, client here
 perf() {
@@ -45,11 +23,11 @@ perf() {
 	shift 2
 	slog=$(mktemp)
 	clog=$(mktemp)
-	ip netns exec $ns timeout 120 stdbuf -oL "$tool" -d sroce_pt1 \
+	ip netns exec $ns timeout 120 stdbuf -oL "$tool" -d "$DEV1" \
 		-x "$g1" -F "$@" > "$slog" 2>&1 &
 	srv=$!
 	wait_until 20 bash -c "ip netns exec $ns ss -ltn | grep -q ':18515 '"
-	timeout 120 stdbuf -oL "$tool" -d sroce_pt0 -x "$g0" -F "$@" \
+	timeout 120 stdbuf -oL "$tool" -d "$DEV0" -x "$g0" -F "$@" \
 		10.94.0.2 > "$clog" 2>&1
 	status=$?
 	wait $srv || status=$?

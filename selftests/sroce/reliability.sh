@@ -17,32 +17,10 @@ tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
 	ktap_skip_all "netem not available"
 ktap_plan 12
 
-ns=sroce_rel_ns
-ip netns add $ns || ktap_skip_all "cannot create a namespace"
-on_exit "ip netns del $ns"
-ip link add rl0 type veth peer name rl1 netns $ns
-on_exit "ip link del rl0"
-ip link set rl0 up
-ip -n $ns link set rl1 up
-ip addr add 10.95.0.1/24 dev rl0
-ip -n $ns addr add 10.95.0.2/24 dev rl1
-link_add sroce_rl0 rl0
-ip netns exec $ns rdma link add sroce_rl1 type sroce netdev rl1
-
-gid_v4() {
-	local f i
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${f##*/}
-		grep -q "ffff:$2\$" "$f" &&
-			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
-			echo "$i" && return 0
-	done
-	return 1
-}
-wait_until 5 gid_v4 sroce_rl0 0a5f:0001 >/dev/null
-wait_until 5 gid_v4 sroce_rl1 0a5f:0002 >/dev/null
-g0=$(gid_v4 sroce_rl0 0a5f:0001)
-g1=$(gid_v4 sroce_rl1 0a5f:0002)
+two_hosts rl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
+ns=$NS
+g0=$G0
+g1=$G1
 
 # netem SPEC: the same impairment on both ends of the veth ("" clears it)
 netem() {
@@ -74,8 +52,8 @@ xfer() {
 	local name=$1 limit=$2 out t0 t1
 	shift 2
 	t0=${EPOCHREALTIME/./}
-	if out=$(timeout "$limit" "$here/xfer_verify" -a sroce_rl0 -g "$g0" \
-		 -b sroce_rl1 -G "$g1" -t "$limit" "$@" 2>&1); then
+	if out=$(timeout "$limit" "$here/xfer_verify" -a "$DEV0" -g "$g0" \
+		 -b "$DEV1" -G "$g1" -t "$limit" "$@" 2>&1); then
 		t1=${EPOCHREALTIME/./}
 		ktap_diag "$name: $out ($(( (10#$t1 - 10#$t0) / 1000 )) ms)"
 		ktap_pass "$name"
@@ -88,20 +66,20 @@ xfer clean_wire 120 -n 300 -s 1
 netem "loss 1%"
 xfer loss_1pct 180 -n 200 -s 2
 netem "loss 5%"
-nak0=$(stat sroce_rl0 packet_seq_err)
-oos0=$(stat sroce_rl1 out_of_sequence)
+nak0=$(stat "$DEV0" packet_seq_err)
+oos0=$(stat "$DEV1" out_of_sequence)
 xfer loss_5pct 240 -n 200 -s 3
 # The losses were seen and repaired by the protocol, not by luck.
-stat_grew "loss_counted_out_of_sequence" sroce_rl1 out_of_sequence "$oos0"
-stat_grew "loss_counted_seq_nak" sroce_rl0 packet_seq_err "$nak0"
+stat_grew "loss_counted_out_of_sequence" "$DEV1" out_of_sequence "$oos0"
+stat_grew "loss_counted_seq_nak" "$DEV0" packet_seq_err "$nak0"
 netem "delay 1ms reorder 25% 50%"
 xfer reorder 180 -n 200 -s 4
 netem "duplicate 5%"
 xfer duplicate 180 -n 200 -s 5
 netem "corrupt 2%"
-icrc0=$(( $(stat sroce_rl0 rx_icrc_encapsulated) + $(stat sroce_rl1 rx_icrc_encapsulated) ))
+icrc0=$(( $(stat "$DEV0" rx_icrc_encapsulated) + $(stat "$DEV1" rx_icrc_encapsulated) ))
 xfer corrupt 180 -n 200 -s 6
-icrc1=$(( $(stat sroce_rl0 rx_icrc_encapsulated) + $(stat sroce_rl1 rx_icrc_encapsulated) ))
+icrc1=$(( $(stat "$DEV0" rx_icrc_encapsulated) + $(stat "$DEV1" rx_icrc_encapsulated) ))
 if [ "$icrc1" -gt "$icrc0" ]; then
 	ktap_diag "corrupt: $((icrc1 - icrc0)) packets dropped for a bad ICRC"
 	ktap_pass "corruption_caught_by_icrc"
@@ -111,8 +89,8 @@ fi
 netem "loss 3% duplicate 2% corrupt 1% delay 1ms reorder 10%"
 xfer everything 240 -n 200 -s 7
 netem ""
-rnr0=$(stat sroce_rl0 rcvd_rnr_err)
+rnr0=$(stat "$DEV0" rcvd_rnr_err)
 xfer slow_receiver_rnr 180 -n 60 -s 8 -r
-stat_grew "rnr_naks_counted" sroce_rl0 rcvd_rnr_err "$rnr0"
+stat_grew "rnr_naks_counted" "$DEV0" rcvd_rnr_err "$rnr0"
 
 ktap_finish

@@ -44,16 +44,6 @@ tmp=$(mktemp -d)
 on_exit "rm -rf $tmp"
 
 # RoCE v2 IPv4 GID index of DEV for ADDR_HEX (e.g. 0a60:0001)
-gid_v4() {
-	local f i
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${f##*/}
-		grep -q "ffff:$2\$" "$f" &&
-			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
-			echo "$i" && return 0
-	done
-	return 1
-}
 wait_until 5 gid_v4 sroce_fz0 0a60:0001 >/dev/null
 wait_until 5 gid_v4 sroce_fz1 0a60:0002 >/dev/null
 g0=$(gid_v4 sroce_fz0 0a60:0001)
