@@ -11,19 +11,10 @@ require_sroce
 command -v ibv_ud_pingpong >/dev/null || ktap_skip_all "ibverbs-utils missing"
 ktap_plan 7
 
-ns=sroce_ud_ns
-ip netns add $ns || ktap_skip_all "cannot create a namespace"
-on_exit "ip netns del $ns"
-ip link add ud0 type veth peer name ud1 netns $ns
-on_exit "ip link del ud0"
-ip link set ud0 up
-ip -n $ns link set ud1 up
-ip addr add 10.98.0.1/24 dev ud0
-ip -n $ns addr add 10.98.0.2/24 dev ud1
+two_hosts ud 10.98.0 || ktap_skip_all "cannot build the two-host topology"
+ns=$NS
 ip addr add fd98::1/64 dev ud0 nodad
 ip -n $ns addr add fd98::2/64 dev ud1 nodad
-link_add sroce_ud0 ud0
-ip netns exec $ns rdma link add sroce_ud1 type sroce netdev ud1
 
 # gid_index DEV GID: index of the RoCE v2 entry holding GID
 gid_index() {
@@ -40,8 +31,8 @@ v4a=0000:0000:0000:0000:0000:ffff:0a62:0001
 v4b=0000:0000:0000:0000:0000:ffff:0a62:0002
 v6a=fd98:0000:0000:0000:0000:0000:0000:0001
 v6b=fd98:0000:0000:0000:0000:0000:0000:0002
-wait_until 5 gid_index sroce_ud0 $v6a >/dev/null
-wait_until 5 gid_index sroce_ud1 $v6b >/dev/null
+wait_until 5 gid_index "$DEV0" $v6a >/dev/null
+wait_until 5 gid_index "$DEV1" $v6b >/dev/null
 
 # pingpong NAME SERVER_NS SERVER_DEV SERVER_GIDX CLIENT_DEV CLIENT_GIDX ADDR
 pingpong() {
@@ -67,8 +58,8 @@ pingpong() {
 	rm -f "$log"
 }
 
-g0=$(gid_index sroce_ud0 $v4a)
-pingpong "loopback_ipv4" "" sroce_ud0 "$g0" sroce_ud0 "$g0" 127.0.0.1
+g0=$(gid_index "$DEV0" $v4a)
+pingpong "loopback_ipv4" "" "$DEV0" "$g0" "$DEV0" "$g0" 127.0.0.1
 
 cap=$(mktemp)
 on_exit "rm -f $cap"
@@ -78,10 +69,10 @@ on_exit "kill $tshark_pid"
 wait_until 10 bash -c "grep -q ud0 /proc/net/packet 2>/dev/null || [ -s $cap ]"
 nap 1
 
-pingpong "netns_ipv4" $ns sroce_ud1 "$(gid_index sroce_ud1 $v4b)" \
-	sroce_ud0 "$g0" 10.98.0.2
-pingpong "netns_ipv6" $ns sroce_ud1 "$(gid_index sroce_ud1 $v6b)" \
-	sroce_ud0 "$(gid_index sroce_ud0 $v6a)" 10.98.0.2
+pingpong "netns_ipv4" $ns "$DEV1" "$(gid_index "$DEV1" $v4b)" \
+	"$DEV0" "$g0" 10.98.0.2
+pingpong "netns_ipv6" $ns "$DEV1" "$(gid_index "$DEV1" $v6b)" \
+	"$DEV0" "$(gid_index "$DEV0" $v6a)" 10.98.0.2
 
 wait_until 10 bash -c "! kill -0 $tshark_pid 2>/dev/null"
 decoded=$(mktemp)
