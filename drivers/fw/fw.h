@@ -133,6 +133,20 @@ struct sroce_fw_srq {
 };
 
 /**
+ * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
+ * @lock: protects @ready, @running and the sched_* fields of QPs
+ * @ready: QPs with something to send, served round robin
+ * @running: some context is serving @ready
+ * @work: serves @ready when the context that found it had to hand over
+ */
+struct sroce_fw_sched {
+	spinlock_t lock; /* protects ready, running, QPs' sched_* fields */
+	struct list_head ready;
+	bool running;
+	struct work_struct work;
+};
+
+/**
  * struct sroce_fw_qp - queue pair context
  * @qpn: QP number
  * @type: SROCE_QPT_*
@@ -154,9 +168,10 @@ struct sroce_fw_srq {
  * @rq_log2_elem: log2 of the receive slot size
  * @rq_cons: receive consumer index
  * @max_recv_sge: SGEs a receive WQE may carry
- * @fw: the function, for the send work
- * @send_work: the requester: sends what the send ring holds, flushes
- *	       both rings in the ERROR state
+ * @fw: the function, for timers
+ * @sched_node: on the port scheduler's ready list
+ * @sched_queued: on that list now
+ * @sched_dead: being destroyed; never queued again
  * @next_psn: PSN of the next packet sent
  * @sport: UDP source port of every packet of this QP
  * @swqe: private copy of the send WQE being processed
@@ -206,7 +221,9 @@ struct sroce_fw_qp {
 	u32 rq_cons;
 	u8 max_recv_sge;
 	struct sroce_fw_dev *fw;
-	struct work_struct send_work;
+	struct list_head sched_node;
+	bool sched_queued;
+	bool sched_dead;
 	u32 next_psn;
 	u16 sport;
 	struct rxe_send_wqe *swqe;
@@ -343,6 +360,7 @@ struct sroce_fw_pkt {
  * @eq_overflows: events dropped because the driver fell behind
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
+ * @sched: the port's transmit scheduler
  * @gid_lock: protects @gids
  * @gids: the GID table, indexed like the driver's
  * @pds: allocated protection domain numbers
@@ -375,6 +393,7 @@ struct sroce_fw_dev {
 	struct work_struct event_irq_work;
 
 	struct sroce_fw_port port;
+	struct sroce_fw_sched sched;
 
 	spinlock_t gid_lock; /* protects gids */
 	struct sroce_fw_gid gids[SROCE_FW_GID_TABLE_LEN];
@@ -492,9 +511,16 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      void *buf, u64 len, bool to_mr);
 
 /* fw_req.c */
-void sroce_fw_send_work(struct work_struct *work);
-void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
+
+/* fw_sched.c */
+void sroce_fw_sched_init(struct sroce_fw_dev *fw);
+void sroce_fw_sched_stop(struct sroce_fw_dev *fw);
+void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_sched_run(struct sroce_fw_dev *fw);
+void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);

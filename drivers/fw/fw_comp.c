@@ -102,9 +102,10 @@ void sroce_fw_retry_timer(struct timer_list *t)
 		qp->retry_left--;
 		sroce_fw_rewind(fw, qp, qp->una_psn);
 	}
-	sroce_fw_ring_sq(fw, qp);
+	sroce_fw_sched_add(fw, qp);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
+	sroce_fw_sched_run(fw);
 }
 
 /**
@@ -137,7 +138,7 @@ static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
 		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
 			sroce_fw_rewind(fw, qp, qp->comp_psn);
-			sroce_fw_ring_sq(fw, qp);
+			sroce_fw_sched_add(fw, qp);
 			break;
 		}
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
@@ -197,7 +198,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	if (err) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
-		sroce_fw_ring_sq(fw, qp);
+		sroce_fw_sched_add(fw, qp);
 		return;
 	}
 
@@ -211,7 +212,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 			qp->rd_atomic_out--;
 	}
 	sroce_fw_arm_retry(qp);
-	sroce_fw_ring_sq(fw, qp);
+	sroce_fw_sched_add(fw, qp);
 }
 
 /**
@@ -263,7 +264,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* Progress: restart the timer and refill the window. */
 		del_timer(&qp->retry_timer);
 		sroce_fw_arm_retry(qp);
-		sroce_fw_ring_sq(fw, qp);
+		sroce_fw_sched_add(fw, qp);
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
 		sroce_fw_count(fw, SROCE_STAT_RNR_NAK_RCVD);
@@ -286,7 +287,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
 			sroce_fw_count(fw, SROCE_STAT_SEQ_NAK_RCVD);
 			sroce_fw_rewind(fw, qp, info->psn);
-			sroce_fw_ring_sq(fw, qp);
+			sroce_fw_sched_add(fw, qp);
 			goto out_unlock;
 		case SROCE_AETH_NAK_REM_ACCESS:
 			status = IB_WC_REM_ACCESS_ERR;
@@ -310,6 +311,6 @@ fatal:
 	if (qp->sq_cons != qp->sq_next)
 		sroce_fw_sq_retire(fw, qp, status);
 	qp->attr.state = SROCE_QPS_ERR;
-	sroce_fw_ring_sq(fw, qp);
+	sroce_fw_sched_add(fw, qp);
 	spin_unlock_bh(&qp->lock);
 }

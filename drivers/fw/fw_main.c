@@ -190,6 +190,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	fw->irq_ctx = ctx;
 	INIT_WORK(&fw->cmd_work, sroce_fw_cmd_work);
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
+	sroce_fw_sched_init(fw);
 	spin_lock_init(&fw->eq_lock);
 	spin_lock_init(&fw->gid_lock);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
@@ -239,6 +240,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_cqs_destroy(fw);
 	sroce_fw_mrs_destroy(fw);
 	sroce_fw_ahs_destroy(fw);
+	sroce_fw_sched_stop(fw);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	kfree(fw);
 }

@@ -123,6 +123,8 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
 		sroce_fw_recv(fw, &pkt);
+		/* Whatever the packet made ready to send goes out now. */
+		sroce_fw_sched_run(fw);
 	}
 	rcu_read_unlock();
 	kfree_skb(skb);

@@ -52,11 +52,14 @@ static struct sroce_fw_cq *sroce_fw_qp_get_cq(struct sroce_fw_dev *fw,
 /* The QP is unreachable (erased); wait for its last users, then free. */
 static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 {
-	/* Doorbells and received packets find QPs under RCU. */
+	/*
+	 * Doorbells, received packets and the scheduler's runner find QPs
+	 * under RCU; after the grace period none of them holds this one.
+	 */
+	sroce_fw_sched_remove(qp->fw, qp);
 	synchronize_rcu();
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);
-	cancel_work_sync(&qp->send_work);
 	kvfree(qp->track);
 	atomic_dec(&qp->scq->users);
 	atomic_dec(&qp->rcq->users);
@@ -120,7 +123,6 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->attr.state = SROCE_QPS_RESET;
 	qp->attr.port = 1;
 	qp->fw = fw;
-	INIT_WORK(&qp->send_work, sroce_fw_send_work);
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * sroce firmware: the requester. The send doorbell schedules a QP's send
- * work, which turns the WQEs of its send ring into packets.
+ * sroce firmware: the requester. The send doorbell puts a QP on the port's
+ * transmit scheduler (fw_sched.c), which lets it turn the WQEs of its send
+ * ring into packets.
  *
  * Userspace can rewrite its ring at any moment, so each WQE is copied into
  * a private buffer before anything in it is looked at, and everything is
@@ -498,20 +499,30 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 	sroce_fw_flush(fw, qp);
 }
 
+/* WQEs a QP may turn into packets per turn of the scheduler. */
+#define SROCE_FW_TX_QUANTUM	16
+
 /**
- * sroce_fw_send_work() - the requester of one QP
- * @work: the QP's send_work
+ * sroce_fw_qp_transmit() - the requester of one QP, for one turn
+ * @fw: the function
+ * @qp: the QP the scheduler picked
+ *
+ * Sends up to a quantum of WQEs from the send ring, or flushes it if the
+ * QP is in ERROR.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ * Return: true if the QP has more to send now (the scheduler serves it
+ * again after the others), false if it is done or waits for ACKs.
  */
-void sroce_fw_send_work(struct work_struct *work)
+bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	struct sroce_fw_qp *qp = container_of(work, struct sroce_fw_qp,
-					      send_work);
-	struct sroce_fw_dev *fw = qp->fw;
+	unsigned int quantum = SROCE_FW_TX_QUANTUM;
 	struct sroce_fw_sq_track t;
+	bool more = false;
 	u32 prod, status;
 	u64 len;
 
-	spin_lock_bh(&qp->lock);
+	spin_lock(&qp->lock);
 	if (qp->attr.state == SROCE_QPS_ERR) {
 		sroce_fw_flush(fw, qp);
 		goto out_unlock;
@@ -522,6 +533,10 @@ void sroce_fw_send_work(struct work_struct *work)
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
 	while (qp->sq_next != prod) {
+		if (!quantum--) {
+			more = true;
+			break;
+		}
 		if (sroce_fw_fetch_swqe(qp, qp->sq_next) ||
 		    sroce_fw_swqe_length(qp, &len)) {
 			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
@@ -532,7 +547,7 @@ void sroce_fw_send_work(struct work_struct *work)
 		else
 			status = sroce_fw_send_ud(fw, qp, len);
 		if (status == SROCE_FW_WINDOW_FULL)
-			break;	/* the completer rings us when ACKs come */
+			break;	/* the completer reschedules us when ACKs come */
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
 			sroce_fw_send_error(fw, qp, status);
@@ -562,17 +577,8 @@ void sroce_fw_send_work(struct work_struct *work)
 	if (qp->type == SROCE_QPT_RC)
 		sroce_fw_arm_retry(qp);
 out_unlock:
-	spin_unlock_bh(&qp->lock);
-}
-
-/**
- * sroce_fw_ring_sq() - schedule a QP's requester
- * @fw: the function
- * @qp: the QP
- */
-void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
-{
-	queue_work(sroce_fw_wq, &qp->send_work);
+	spin_unlock(&qp->lock);
+	return more;
 }
 
 /**

@@ -234,7 +234,7 @@ static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
 	}
 	qp->attr.state = SROCE_QPS_ERR;
 	qp->in_msg = false;
-	sroce_fw_ring_sq(fw, qp);
+	sroce_fw_sched_add(fw, qp);
 }
 
 /* Complete the receive WQE of the message that just ended. */

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce firmware: the transmit scheduler of the port.
+ *
+ * QPs with something to send (new WQEs, a window reopened by an ACK, a
+ * retransmission, a flush) wait on the port's ready list. One runner at a
+ * time takes the QP at the head, lets it send a quantum of WQEs and puts
+ * it back at the tail if it has more: round robin, so one QP streaming
+ * large messages cannot starve the others.
+ *
+ * Whoever finds the port idle becomes the runner in its own context (the
+ * doorbell in the poster's system call, the receive path in softirq), the
+ * way a qdisc is run by the CPU that enqueued: small messages go out
+ * without a context switch. After a budget of turns the rest is handed to
+ * a work item. Contexts that must not send (hard interrupts, interrupts
+ * disabled) always hand over.
+ *
+ * Attachment points for what follows (Documentation/datapath.md): DCQCN
+ * pacing skips a QP whose rate limiter has no credit and re-adds it from
+ * its timer; PFC skips QPs whose priority is paused and re-adds them on
+ * resume. Both decide in sroce_fw_sched_pick().
+ */
+#include <linux/hardirq.h>
+#include <linux/rcupdate.h>
+
+#include "fw.h"
+
+/* Turns a runner takes before it hands over or yields. */
+#define SROCE_FW_SCHED_BUDGET	32
+
+/**
+ * sroce_fw_sched_add() - put a QP on the port's ready list
+ * @fw: the function
+ * @qp: the QP, which has something to send or flush
+ *
+ * Does not send: the caller (who may hold the QP's lock) follows with
+ * sroce_fw_sched_run() once it holds no QP lock, or relies on a runner in
+ * progress (the receive path runs the scheduler after every packet).
+ *
+ * Context: any.
+ */
+void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	struct sroce_fw_sched *s = &fw->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (!qp->sched_queued && !qp->sched_dead) {
+		list_add_tail(&qp->sched_node, &s->ready);
+		qp->sched_queued = true;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* The next QP to serve, taken off the list; NULL when there is none. */
+static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
+{
+	struct sroce_fw_qp *qp;
+
+	qp = list_first_entry_or_null(&s->ready, struct sroce_fw_qp,
+				      sched_node);
+	if (qp) {
+		list_del(&qp->sched_node);
+		qp->sched_queued = false;
+	}
+	return qp;
+}
+
+/*
+ * Serve up to @budget QPs. The caller is the runner. Returns true if QPs
+ * are still waiting (the caller stays the runner), false if the list ran
+ * empty (the caller is no longer the runner).
+ */
+static bool sroce_fw_sched_serve(struct sroce_fw_dev *fw, unsigned int budget)
+{
+	struct sroce_fw_sched *s = &fw->sched;
+	struct sroce_fw_qp *qp;
+	unsigned long flags;
+	bool more;
+
+	local_bh_disable();
+	while (budget--) {
+		/*
+		 * Picked inside the read-side section: a QP being destroyed
+		 * leaves the list first, then waits for a grace period, so
+		 * the one picked here stays valid until rcu_read_unlock().
+		 */
+		rcu_read_lock();
+		spin_lock_irqsave(&s->lock, flags);
+		qp = sroce_fw_sched_pick(s);
+		if (!qp) {
+			s->running = false;
+			spin_unlock_irqrestore(&s->lock, flags);
+			rcu_read_unlock();
+			local_bh_enable();
+			return false;
+		}
+		spin_unlock_irqrestore(&s->lock, flags);
+
+		more = sroce_fw_qp_transmit(fw, qp);
+		if (more)
+			sroce_fw_sched_add(fw, qp);
+		rcu_read_unlock();
+	}
+	local_bh_enable();
+	return true;
+}
+
+/**
+ * sroce_fw_sched_run() - send what the ready list holds, if nobody is
+ * @fw: the function
+ *
+ * Returns at once if another context is the runner (it will see what was
+ * added). Otherwise serves a budget of QPs here and hands the rest to the
+ * port's work item.
+ *
+ * Context: any; the caller holds no QP lock. Sends only where softirqs
+ * may run (not in hard interrupt context or with interrupts disabled).
+ */
+void sroce_fw_sched_run(struct sroce_fw_dev *fw)
+{
+	struct sroce_fw_sched *s = &fw->sched;
+	unsigned long flags;
+	bool inline_ok = !in_hardirq() && !in_nmi() && !irqs_disabled();
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->running || list_empty(&s->ready)) {
+		spin_unlock_irqrestore(&s->lock, flags);
+		return;
+	}
+	s->running = true;
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	if (!inline_ok || sroce_fw_sched_serve(fw, SROCE_FW_SCHED_BUDGET))
+		queue_work(sroce_fw_wq, &s->work);
+}
+
+/* The runner after a hand-over: serves until the list is empty. */
+static void sroce_fw_sched_work(struct work_struct *work)
+{
+	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
+					       sched.work);
+
+	while (sroce_fw_sched_serve(fw, SROCE_FW_SCHED_BUDGET))
+		cond_resched();
+}
+
+/**
+ * sroce_fw_ring_sq() - a QP has something to send: schedule and run
+ * @fw: the function
+ * @qp: the QP
+ *
+ * Context: any; the caller does not hold @qp's lock.
+ */
+void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	sroce_fw_sched_add(fw, qp);
+	sroce_fw_sched_run(fw);
+}
+
+/**
+ * sroce_fw_sched_remove() - take a QP out of scheduling for good
+ * @fw: the function
+ * @qp: the QP being destroyed, no longer reachable by number
+ *
+ * After this and a grace period no runner holds @qp.
+ */
+void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	struct sroce_fw_sched *s = &fw->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	qp->sched_dead = true;
+	if (qp->sched_queued) {
+		list_del(&qp->sched_node);
+		qp->sched_queued = false;
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/**
+ * sroce_fw_sched_init() - an idle scheduler for a new function
+ * @fw: the function
+ */
+void sroce_fw_sched_init(struct sroce_fw_dev *fw)
+{
+	spin_lock_init(&fw->sched.lock);
+	INIT_LIST_HEAD(&fw->sched.ready);
+	fw->sched.running = false;
+	INIT_WORK(&fw->sched.work, sroce_fw_sched_work);
+}
+
+/**
+ * sroce_fw_sched_stop() - wait for the hand-over work of a function
+ * @fw: the function, all of whose QPs are gone
+ */
+void sroce_fw_sched_stop(struct sroce_fw_dev *fw)
+{
+	cancel_work_sync(&fw->sched.work);
+}
