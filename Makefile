@@ -13,8 +13,9 @@
 #                         make -C tools/fuzz run-libfuzzer for longer runs
 #   make selftests        build the kselftest collection
 #   make check            install what is missing, then everything above,
-#                         DKMS builds and the guest selftests on 6.1 and
-#                         6.12 (make check-smoke: the quick subset)
+#                         DKMS builds, the guest selftests on 6.1 and
+#                         6.12 (make check-smoke: the quick subset) and
+#                         make check-interop (sroce vs rdma_rxe, two guests)
 #   make demo             install what is missing, boot a guest and show
 #                         two sroce devices
 #   make deps             install the Debian packages needed (root)
@@ -54,7 +55,7 @@ VM_TIMEOUT ?= 1800
 KSFT_DIR := $(BUILD)/ksft
 
 .PHONY: all deps bench fuzz module modules-all lint unit selftests check check-guest \
-	check-smoke demo demo-run dkms-build clean
+	check-interop check-smoke demo demo-run dkms-build clean
 
 all: module
 
@@ -103,6 +104,13 @@ check-guest: selftests
 	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) -- \
 		$(TOP)/selftests/run.sh $(KSFT_DIR)
 
+# sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
+# socket netdev (tools/interop/rxe-interop).
+check-interop:
+	@test -n "$(KVER_61)" || { echo "no 6.1 kernel installed" >&2; exit 1; }
+	$(MAKE) --no-print-directory module KVER=$(KVER_61) KDIR=
+	$(TOP)/tools/interop/rxe-interop -k $(KVER_61)
+
 # Smoke run on 6.12: load, link add, GIDs, port state, unload.
 check-smoke: selftests
 	@test -n "$(KVER_612)" || { echo "6.12 kernel not installed" >&2; exit 1; }
@@ -118,6 +126,7 @@ check: deps
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory dkms-build
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_61)
+	@$(MAKE) --no-print-directory check-interop
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
 	@echo "== make check: all stages passed"
 

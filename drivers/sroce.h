@@ -205,18 +205,35 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
+/* Access flags the firmware does not need to know about. */
+#define SROCE_ACCESS_IGNORED	(IB_ACCESS_RELAXED_ORDERING)
+
 /**
  * struct sroce_mr - memory region
  * @ibmr: the ib_core MR
  * @umem: pinned user memory (user regions)
  * @pages: the firmware's page table of @umem
- * @npages: entries in @pages
+ * @npages: entries in @pages; fast registration: entries of @page_list
+ *	    filled by the last map_mr_sg
+ * @page_list: fast registration: the page list the firmware copies when
+ *	       a registration WQE executes (kernel virtual addresses)
+ * @max_pages: fast registration: room in @page_list
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	struct page **pages;
 	u32 npages;
+	__le64 *page_list;
+	u32 max_pages;
+};
+
+/**
+ * struct sroce_mw - memory window
+ * @ibmw: the ib_core MW; its rkey is the firmware's
+ */
+struct sroce_mw {
+	struct ib_mw ibmw;
 };
 
 /**
@@ -367,6 +384,14 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+
+/* sroce_mw.c */
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
 
 /* sroce_stats.c */
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -16,9 +16,6 @@ static_assert(SROCE_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
 static_assert(SROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 static_assert(SROCE_ACCESS_MW_BIND == IB_ACCESS_MW_BIND);
 
-/* Access flags the firmware does not need to know about. */
-#define SROCE_ACCESS_IGNORED	(IB_ACCESS_RELAXED_ORDERING)
-
 static int sroce_mr_register(struct sroce_dev *sdev, struct sroce_mr *mr,
 			     struct sroce_reg_mr_req *req)
 {
@@ -168,8 +165,90 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return 0;
 	}
 	kvfree(mr->pages);
+	kfree(mr->page_list);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
+}
+
+/**
+ * sroce_alloc_mr() - ib_device_ops.alloc_mr: a fast-registration region
+ * @ibpd: the protection domain
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: pages the region can map
+ *
+ * The region is invalid until an IB_WR_REG_MR work request registers the
+ * pages map_mr_sg() put in its page list.
+ *
+ * Return: the region or an ERR_PTR (-EOPNOTSUPP for other types, -EINVAL
+ * for more pages than the device's page list holds).
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	u32 limit = le32_to_cpu(sdev->caps.max_fast_reg_page_list_len);
+	struct sroce_reg_mr_req req = {
+		.npages = cpu_to_le32(max_num_sg),
+		.type = SROCE_MR_FAST,
+	};
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > limit)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->page_list = kcalloc(max_num_sg, sizeof(*mr->page_list),
+				GFP_KERNEL);
+	if (!mr->page_list) {
+		err = -ENOMEM;
+		goto err_free_mr;
+	}
+	mr->max_pages = max_num_sg;
+	mr->ibmr.pd = ibpd;
+	req.mtt_addr = cpu_to_le64((uintptr_t)mr->page_list);
+	err = sroce_mr_register(sdev, mr, &req);
+	if (err)
+		goto err_free_list;
+	return &mr->ibmr;
+
+err_free_list:
+	kfree(mr->page_list);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->page_list[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg() - ib_device_ops.map_mr_sg: fill a region's page list
+ * @ibmr: a region from sroce_alloc_mr()
+ * @sg: the scatterlist, mapped for this device (kernel virtual addresses)
+ * @sg_nents: entries in @sg
+ * @sg_offset: bytes to skip in the first entry
+ *
+ * Return: the number of entries mapped (ib_sg_to_pages()).
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      sroce_mr_set_page);
 }

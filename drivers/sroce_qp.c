@@ -302,6 +302,25 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 static_assert(sizeof(struct sroce_av) <=
 	      sizeof(((struct rxe_send_wr *)NULL)->wr.ud.av));
 
+static_assert(sizeof(struct sroce_fast_reg_wr) <=
+	      sizeof(((struct rxe_send_wr *)NULL)->wr));
+
+/* IB_WR_REG_MR: the registration the firmware executes in order. */
+static void sroce_fill_fast_reg(struct rxe_send_wqe *wqe,
+				const struct ib_reg_wr *reg)
+{
+	struct sroce_fast_reg_wr fr = {
+		.iova = cpu_to_le64(reg->mr->iova),
+		.length = cpu_to_le64(reg->mr->length),
+		.key = cpu_to_le32(reg->key),
+		.access = cpu_to_le32(reg->access & ~SROCE_ACCESS_IGNORED),
+		.npages = cpu_to_le32(to_smr(reg->mr)->npages),
+		.page_shift = ilog2(reg->mr->page_size),
+	};
+
+	memcpy(&wqe->wr.wr, &fr, sizeof(fr));
+}
+
 /* Fill the work-request part of a send WQE from a kernel WR. */
 static void sroce_fill_send_wr(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 			       const struct ib_send_wr *wr)
@@ -309,7 +328,8 @@ static void sroce_fill_send_wr(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;
 	wqe->wr.send_flags = wr->send_flags;
-	if (wr->opcode == IB_WR_SEND_WITH_INV)
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
 		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
 	else
 		wqe->wr.ex.imm_data = wr->ex.imm_data;
@@ -341,6 +361,9 @@ static void sroce_fill_send_wr(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 			wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
 			wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
 			wqe->iova = atomic_wr(wr)->remote_addr;
+			break;
+		case IB_WR_REG_MR:
+			sroce_fill_fast_reg(wqe, reg_wr(wr));
 			break;
 		default:
 			break;

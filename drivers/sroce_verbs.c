@@ -82,6 +82,11 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_qp_wr = le32_to_cpu(c->max_qp_wr);
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_RC_RNR_NAK_GEN;
+	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_FAST_REG)
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_MW)
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* `rdma link del` may remove the device. */
@@ -315,6 +320,8 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.add_gid = sroce_add_gid,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
@@ -324,6 +331,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.del_gid = sroce_del_gid,
@@ -337,6 +345,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
@@ -356,6 +365,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),

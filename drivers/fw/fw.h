@@ -91,6 +91,8 @@ struct sroce_fw_cq {
  * @length: message length
  * @opcode: IB_WR_* opcode
  * @signaled: it completes with a CQE on success
+ * @local: a local operation (registration, invalidation, bind), done when
+ *	   it was executed; it completes as soon as everything before it has
  */
 struct sroce_fw_sq_track {
 	u64 wr_id;
@@ -99,6 +101,7 @@ struct sroce_fw_sq_track {
 	u32 length;
 	u8 opcode;
 	bool signaled;
+	bool local;
 };
 
 /* Remote access rights a QP may grant (IB_ACCESS_* values). */
@@ -256,22 +259,44 @@ struct sroce_fw_qp {
 	struct rcu_head rcu;
 };
 
+/* Memory windows, in the region table next to enum sroce_mr_type. */
+#define SROCE_FW_MW_TYPE1	0x11
+#define SROCE_FW_MW_TYPE2	0x12
+
+/* Fast-registration page size limits (log2 bytes). */
+#define SROCE_FW_FAST_REG_MIN_SHIFT	12
+#define SROCE_FW_FAST_REG_MAX_SHIFT	30
+
 /**
- * struct sroce_fw_mr - memory region context
- * @key: lkey and rkey: index << 8 | generation
- * @type: enum sroce_mr_type
+ * struct sroce_fw_mr - memory region or memory window context
+ * @key: lkey and rkey: index << 8 | generation; the generation of
+ *	 fast-registration regions and windows changes with each use
+ * @type: enum sroce_mr_type, or SROCE_FW_MW_TYPE1/2 for a window
+ * @valid: fast-registration regions and windows: registered or bound
  * @pdn: protection domain
  * @access: SROCE_ACCESS_* rights
- * @iova: first address of the region
+ * @iova: first address of the region or window
  * @length: size in bytes
  * @page_offset: offset of @iova in the first page (user regions)
- * @npages: entries in @pages
- * @pages: translation table, pinned and owned by the driver
- * @rcu: deferred free; the packet path looks regions up under RCU
+ * @npages: entries in @pages or in @fast_pages
+ * @pages: user regions: translation table, pinned and owned by the driver
+ * @fast_list: fast registration: the driver's page list
+ * @fast_pages: fast registration: the firmware's copy of @fast_list, taken
+ *		by the registration WQE
+ * @max_pages: fast registration: room in both lists
+ * @page_shift: fast registration: log2 of the page size
+ * @mw_mr_key: windows: key of the region the window is bound to
+ * @mw_qpn: type 2 windows: the only QP that may use the window
+ *
+ * @key, @valid, @access, @iova, @length, @npages, @page_shift and the
+ * mw_* fields of fast-registration regions and windows change in the
+ * datapath under the function's mr_lock; those of other regions never
+ * change after REG_MR.
  */
 struct sroce_fw_mr {
 	u32 key;
 	u8 type;
+	bool valid;
 	u32 pdn;
 	u32 access;
 	u64 iova;
@@ -279,7 +304,12 @@ struct sroce_fw_mr {
 	u32 page_offset;
 	u32 npages;
 	struct page **pages;
-	struct rcu_head rcu;
+	const __le64 *fast_list;
+	u64 *fast_pages;
+	u32 max_pages;
+	u8 page_shift;
+	u32 mw_mr_key;
+	u32 mw_qpn;
 };
 
 /**
@@ -370,6 +400,8 @@ struct sroce_fw_pkt {
  * @ahs: address handles by ah_num
  * @srqs: shared receive queues by number
  * @stats: port counters, enum sroce_stat
+ * @mr_lock: protects the datapath state of fast-registration regions and
+ *	     windows (see struct sroce_fw_mr)
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  */
@@ -402,6 +434,7 @@ struct sroce_fw_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray mrs;
+	spinlock_t mr_lock; /* protects datapath state of fast MRs and MWs */
 	u32 mr_key_seq;
 	struct xarray ahs;
 	struct xarray srqs;
@@ -502,7 +535,21 @@ u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
 u16 sroce_fw_cmd_dereg_mr(struct sroce_fw_dev *fw, const void *req,
 			  void *resp);
 struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
-				       u32 pdn, u32 access, u64 iova, u64 len);
+				       u32 pdn, u32 qpn, u32 access, u64 iova,
+				       u64 len);
+u32 sroce_fw_fast_reg(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		      const struct sroce_fast_reg_wr *wr);
+int sroce_fw_invalidate(struct sroce_fw_dev *fw, u32 pdn, u32 qpn, u32 key,
+			bool remote);
+struct sroce_fw_mr *sroce_fw_region_get(struct sroce_fw_dev *fw, u32 key,
+					u32 pdn, u32 access, u64 iova, u64 len);
+u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window);
+u16 sroce_fw_cmd_alloc_mw(struct sroce_fw_dev *fw, const void *req,
+			  void *resp);
+u16 sroce_fw_cmd_dealloc_mw(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
+u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		     const struct rxe_send_wqe *wqe);
 void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);

@@ -94,8 +94,11 @@ void sroce_fw_retry_timer(struct timer_list *t)
 	sroce_fw_count(fw, SROCE_STAT_ACK_TIMEOUT);
 	if (!qp->retry_left) {
 		sroce_fw_count(fw, SROCE_STAT_RETRY_EXC);
-		/* The oldest WQE fails; the flush completes the others. */
-		if (qp->sq_cons != qp->sq_next)
+		/*
+		 * The oldest WQE fails, even one only partly sent; the flush
+		 * completes the others.
+		 */
+		if (qp->sq_cons != qp->sq_next || sroce_fw_outstanding(qp))
 			sroce_fw_sq_retire(fw, qp, IB_WC_RETRY_EXC_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
 	} else {
@@ -308,7 +311,8 @@ out_unlock:
 	return;
 
 fatal:
-	if (qp->sq_cons != qp->sq_next)
+	/* The failing WQE may be only partly sent (sq_cons == sq_next). */
+	if (qp->sq_cons != qp->sq_next || sroce_fw_outstanding(qp))
 		sroce_fw_sq_retire(fw, qp, status);
 	qp->attr.state = SROCE_QPS_ERR;
 	sroce_fw_sched_add(fw, qp);

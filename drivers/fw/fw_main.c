@@ -33,6 +33,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_DESTROY_QP] = sroce_fw_cmd_destroy_qp,
 	[SROCE_CMDI_REG_MR] = sroce_fw_cmd_reg_mr,
 	[SROCE_CMDI_DEREG_MR] = sroce_fw_cmd_dereg_mr,
+	[SROCE_CMDI_ALLOC_MW] = sroce_fw_cmd_alloc_mw,
+	[SROCE_CMDI_DEALLOC_MW] = sroce_fw_cmd_dealloc_mw,
 	[SROCE_CMDI_CREATE_AH] = sroce_fw_cmd_create_ah,
 	[SROCE_CMDI_DESTROY_AH] = sroce_fw_cmd_destroy_ah,
 	[SROCE_CMDI_QUERY_STATS] = sroce_fw_cmd_query_stats,
@@ -193,6 +195,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	sroce_fw_sched_init(fw);
 	spin_lock_init(&fw->eq_lock);
 	spin_lock_init(&fw->gid_lock);
+	spin_lock_init(&fw->mr_lock);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->qps, XA_FLAGS_ALLOC);

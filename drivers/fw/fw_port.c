@@ -201,7 +201,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->abi_major = cpu_to_le16(SROCE_FW_ABI_MAJOR);
 	r->abi_minor = cpu_to_le16(SROCE_FW_ABI_MINOR);
 	r->caps = cpu_to_le32(SROCE_DEV_CAP_ROCE_V1 | SROCE_DEV_CAP_ROCE_V2 |
-			      SROCE_DEV_CAP_ATOMIC);
+			      SROCE_DEV_CAP_ATOMIC | SROCE_DEV_CAP_FAST_REG |
+			      SROCE_DEV_CAP_MW);
 	r->fw_version = cpu_to_le64((u64)SROCE_FW_VERSION_MAJOR << 32 |
 				    SROCE_FW_VERSION_MINOR << 16 |
 				    SROCE_FW_VERSION_PATCH);
@@ -215,6 +216,9 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->max_cqe = cpu_to_le32(SROCE_FW_MAX_CQE);
 	r->max_qp = cpu_to_le32(SROCE_FW_MAX_QP);
 	r->max_mr = cpu_to_le32(SROCE_FW_MAX_MR);
+	r->max_mw = cpu_to_le32(SROCE_FW_MAX_MR);
+	r->max_fast_reg_page_list_len =
+		cpu_to_le32(SROCE_FW_MAX_FAST_REG_PAGES);
 	r->max_ah = cpu_to_le32(SROCE_FW_MAX_AH);
 	r->max_srq = cpu_to_le32(SROCE_FW_MAX_SRQ);
 	r->max_srq_wr = cpu_to_le32(SROCE_FW_MAX_QP_WR);

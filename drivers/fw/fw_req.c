@@ -78,6 +78,15 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		wc.opcode = IB_WC_SEND;
 		wc.wc_flags = IB_WC_WITH_IMM;
 		break;
+	case IB_WR_LOCAL_INV:
+		wc.opcode = IB_WC_LOCAL_INV;
+		break;
+	case IB_WR_REG_MR:
+		wc.opcode = IB_WC_REG_MR;
+		break;
+	case IB_WR_BIND_MW:
+		wc.opcode = IB_WC_BIND_MW;
+		break;
 	default:
 		wc.opcode = IB_WC_SEND;
 		break;
@@ -116,6 +125,10 @@ void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			u32 status)
 {
 	sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
+	/* Local operations behind it were done already: they follow. */
+	while (status == IB_WC_SUCCESS && qp->sq_cons != qp->sq_next &&
+	       qp->track[qp->sq_cons].local)
+		sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
 }
 
 /* Copy the send WQE at slot @index; validate its SGE count. */
@@ -264,6 +277,8 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 	bool imm = wr_opcode == IB_WR_SEND_WITH_IMM ||
 		   wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 
+	if (wr_opcode == IB_WR_SEND_WITH_INV && last)
+		return first ? SROCE_OP_SEND_ONLY_INV : SROCE_OP_SEND_LAST_INV;
 	if (first && last)
 		return write ? (imm ? SROCE_OP_WRITE_ONLY_IMM :
 				      SROCE_OP_WRITE_ONLY) :
@@ -363,6 +378,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
@@ -373,6 +389,12 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		return IB_WC_LOC_QP_OP_ERR;
 	}
 	if (sroce_fw_swqe_length(qp, &len))
+		return IB_WC_LOC_LEN_ERR;
+	/*
+	 * Resuming mid-message reads the WQE from the ring again; userspace
+	 * may have shortened it since, so the offset must still lie in it.
+	 */
+	if (off && off >= len)
 		return IB_WC_LOC_LEN_ERR;
 	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
 		return IB_WC_LOC_QP_OP_ERR;
@@ -421,6 +443,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
 		f.reth_len = len;
 		f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
+		f.ieth_rkey = wqe->wr.ex.invalidate_rkey;
 		f.payload_len = n;
 		if (sroce_fw_send_pkt(fw, qp, &f, &path, off))
 			return IB_WC_LOC_PROT_ERR;
@@ -499,6 +522,44 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 	sroce_fw_flush(fw, qp);
 }
 
+/* A fast-registration request fits in the work-request union. */
+static_assert(sizeof(struct sroce_fast_reg_wr) <=
+	      sizeof(((struct rxe_send_wr *)NULL)->wr));
+
+static bool sroce_fw_is_local_op(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
+	       wr_opcode == IB_WR_BIND_MW;
+}
+
+/*
+ * Execute a local operation WQE: no packet, done when executed, completed
+ * in order after the WQEs before it.
+ */
+static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	const struct rxe_send_wqe *wqe = qp->swqe;
+	struct sroce_fast_reg_wr reg;
+
+	/* A fenced one waits for every READ and atomic before it. */
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
+		return SROCE_FW_WINDOW_FULL;
+	switch (wqe->wr.opcode) {
+	case IB_WR_LOCAL_INV:
+		if (sroce_fw_invalidate(fw, qp->pdn, qp->qpn,
+					wqe->wr.ex.invalidate_rkey, false))
+			return IB_WC_LOC_QP_OP_ERR;
+		return IB_WC_SUCCESS;
+	case IB_WR_REG_MR:
+		memcpy(&reg, &wqe->wr.wr, sizeof(reg));
+		return sroce_fw_fast_reg(fw, qp, &reg);
+	default:
+		if (qp->type != SROCE_QPT_RC && qp->type != SROCE_QPT_UC)
+			return IB_WC_LOC_QP_OP_ERR;
+		return sroce_fw_bind_mw(fw, qp, wqe);
+	}
+}
+
 /* WQEs a QP may turn into packets per turn of the scheduler. */
 #define SROCE_FW_TX_QUANTUM	16
 
@@ -518,7 +579,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
 	struct sroce_fw_sq_track t;
-	bool more = false;
+	bool more = false, local;
 	u32 prod, status;
 	u64 len;
 
@@ -542,7 +603,16 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
 			goto out_unlock;
 		}
-		if (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)
+		/* Resuming a WQE that userspace turned into another one. */
+		if (qp->sq_next_off &&
+		    qp->swqe->wr.opcode != qp->track[qp->sq_next].opcode) {
+			sroce_fw_send_error(fw, qp, IB_WC_LOC_QP_OP_ERR);
+			goto out_unlock;
+		}
+		local = sroce_fw_is_local_op(qp->swqe->wr.opcode);
+		if (local)
+			status = sroce_fw_local_op(fw, qp);
+		else if (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)
 			status = sroce_fw_send_rc(fw, qp);
 		else
 			status = sroce_fw_send_ud(fw, qp, len);
@@ -555,12 +625,21 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		}
 		t = (struct sroce_fw_sq_track){
 			.wr_id = qp->swqe->wr.wr_id,
-			.length = len,
+			.length = local ? 0 : len,
 			.opcode = qp->swqe->wr.opcode,
 			.signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
 				    (qp->swqe->wr.send_flags &
 				     IB_SEND_SIGNALED),
+			.local = local,
 		};
+		if (local && qp->type == SROCE_QPT_RC) {
+			/* Done: it completes once all before it have. */
+			qp->track[qp->sq_next] = t;
+			if (qp->sq_cons == qp->sq_next) {
+				sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
+				continue;
+			}
+		}
 		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
 		qp->sq_next_off = 0;
 		/* RC completes on acknowledgment; UD and UC once sent. */

@@ -256,6 +256,10 @@ static void sroce_fw_recv_complete(struct sroce_fw_dev *fw,
 		wc.wc_flags = IB_WC_WITH_IMM;
 		memcpy(&wc.ex.imm_data, pkt->hdr + info->off[SROCE_EXT_IMMDT],
 		       sizeof(wc.ex.imm_data));
+	} else if (info->op->flags & SROCE_OPF_INV) {
+		wc.wc_flags = IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey =
+			sroce_ieth_rkey(pkt->hdr + info->off[SROCE_EXT_IETH]);
 	}
 	sroce_fw_cq_post(fw, qp->rcq, &wc, info->se);
 	qp->rwqe_valid = false;
@@ -316,7 +320,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
 		rcu_read_lock();
-		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn,
+		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_WRITE,
 					qp->write_va + qp->msg_off, n);
 		if (mr)
@@ -330,6 +334,15 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_count(fw, SROCE_STAT_RX_WRITE_REQ);
 	} else if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
 		*wc_status = IB_WC_LOC_LEN_ERR;
+		return SROCE_SYN_NAK_INV_REQ;
+	}
+	/* SEND with invalidate: the key dies before the completion shows. */
+	if (end && (flags & SROCE_OPF_INV) &&
+	    sroce_fw_invalidate(fw, qp->pdn, qp->qpn,
+				sroce_ieth_rkey(pkt->hdr +
+						info->off[SROCE_EXT_IETH]),
+				true)) {
+		*wc_status = IB_WC_REM_INV_REQ_ERR;
 		return SROCE_SYN_NAK_INV_REQ;
 	}
 	qp->msg_off += n;
@@ -363,7 +376,7 @@ static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		return SROCE_SYN_NAK_REM_ACCESS;
 	rcu_read_lock();
 	if (len) {
-		mr = sroce_fw_mr_lookup(fw, rkey, qp->pdn,
+		mr = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_READ, va, len);
 		if (!mr) {
 			rcu_read_unlock();
@@ -428,7 +441,7 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (va & 7)
 		return SROCE_SYN_NAK_INV_REQ;
 	rcu_read_lock();
-	mr = sroce_fw_mr_lookup(fw, sroce_atmeth_rkey(atm), qp->pdn,
+	mr = sroce_fw_mr_lookup(fw, sroce_atmeth_rkey(atm), qp->pdn, qp->qpn,
 				SROCE_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (!mr) {
 		rcu_read_unlock();

@@ -37,7 +37,8 @@
 #define SROCE_FW_MAX_SGE		32
 #define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
 #define SROCE_FW_MAX_RD_ATOMIC		128
-#define SROCE_FW_MAX_MR			0xffff
+#define SROCE_FW_MAX_MR			0xffff	/* regions and windows */
+#define SROCE_FW_MAX_FAST_REG_PAGES	512
 #define SROCE_FW_MAX_AH			0x7fff	/* ah_num 1..32767 */
 #define SROCE_FW_MAX_SRQ		0xffff
 #define SROCE_FW_GID_TABLE_LEN		128
@@ -79,6 +80,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_DESTROY_QP = 0x0404,
 	SROCE_CMD_REG_MR = 0x0501,
 	SROCE_CMD_DEREG_MR = 0x0502,
+	SROCE_CMD_ALLOC_MW = 0x0503,
+	SROCE_CMD_DEALLOC_MW = 0x0504,
 	SROCE_CMD_CREATE_AH = 0x0601,
 	SROCE_CMD_DESTROY_AH = 0x0602,
 	SROCE_CMD_QUERY_STATS = 0x0701,
@@ -106,6 +109,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_DESTROY_QP,
 	SROCE_CMDI_REG_MR,
 	SROCE_CMDI_DEREG_MR,
+	SROCE_CMDI_ALLOC_MW,
+	SROCE_CMDI_DEALLOC_MW,
 	SROCE_CMDI_CREATE_AH,
 	SROCE_CMDI_DESTROY_AH,
 	SROCE_CMDI_QUERY_STATS,
@@ -164,6 +169,8 @@ struct sroce_cmd_completion {
 #define SROCE_DEV_CAP_ROCE_V1		0x1
 #define SROCE_DEV_CAP_ROCE_V2		0x2
 #define SROCE_DEV_CAP_ATOMIC		0x4	/* atomic among this device's QPs */
+#define SROCE_DEV_CAP_FAST_REG		0x8	/* fast registration, invalidate */
+#define SROCE_DEV_CAP_MW		0x10	/* memory windows type 1 and 2 */
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
@@ -433,10 +440,18 @@ struct sroce_qp_req {
  * of struct page pointers (mtt_addr) covering page_offset + length bytes,
  * pinned by the driver until DEREG_MR. A DMA MR covers kernel memory by
  * virtual address (iova 0, length all ones, no table).
+ *
+ * A fast-registration MR (kernel consumers: ib_alloc_mr) is created
+ * invalid with room for npages entries; mtt_addr is then the driver's page
+ * list, an array of __le64 kernel virtual addresses (the device's DMA
+ * addresses). A fast-registration WQE (struct sroce_fast_reg_wr) makes the
+ * firmware copy the list and validate the region under a new key; a local
+ * invalidate, or a SEND with invalidate from the peer, makes it invalid.
  */
 enum sroce_mr_type {
 	SROCE_MR_USER = 1,
 	SROCE_MR_DMA = 2,
+	SROCE_MR_FAST = 3,
 };
 
 /* Access rights, the IB_ACCESS_* bits a region may carry. */
@@ -467,6 +482,47 @@ struct sroce_reg_mr_resp {
 /* SROCE_CMD_DEREG_MR */
 struct sroce_dereg_mr_req {
 	__le32 key;
+	__u8 rsvd[4];
+};
+
+/*
+ * IB_WR_REG_MR, the fast-registration work request of kernel QPs, in the
+ * work-request union of struct rxe_send_wr (user QPs cannot post it): the
+ * region named by the index bits of @key takes @key as its new lkey and
+ * rkey and covers @length bytes from @iova, which lie at offset
+ * (@iova mod page size) of the first of @npages pages of 1 << @page_shift
+ * bytes listed in its page list.
+ */
+struct sroce_fast_reg_wr {
+	__le64 iova;
+	__le64 length;
+	__le32 key;
+	__le32 access;			/* SROCE_ACCESS_* */
+	__le32 npages;
+	__u8 page_shift;
+	__u8 rsvd[3];
+};
+
+/*
+ * Memory windows share the key space of regions. Type 1 windows are bound
+ * by a bind WQE on any QP of their PD and stay bound until rebound; type 2
+ * windows are bound to one QP, which alone may use them, until a local
+ * invalidate or a SEND with invalidate.
+ */
+struct sroce_alloc_mw_req {
+	__le32 pdn;
+	__u8 type;			/* 1 or 2 (IB_MW_TYPE_*) */
+	__u8 rsvd[3];
+};
+
+struct sroce_alloc_mw_resp {
+	__le32 rkey;
+	__u8 rsvd[4];
+};
+
+/* SROCE_CMD_DEALLOC_MW */
+struct sroce_dealloc_mw_req {
+	__le32 rkey;
 	__u8 rsvd[4];
 };
 
@@ -621,6 +677,10 @@ SROCE_ABI_ASSERT_SIZE(sroce_qp_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_req, 48);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_fast_reg_wr, 32);
+SROCE_ABI_ASSERT_SIZE(sroce_alloc_mw_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_alloc_mw_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_dealloc_mw_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_create_ah_req, 44);
 SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
 SROCE_ABI_ASSERT_FITS(sroce_query_stats_resp, SROCE_CMD_PAYLOAD_MAX);

@@ -54,6 +54,21 @@ echo "sroce-vm: run starts" >/dev/kmsg
 # So that /dev/infiniband/uverbs* and rdma_cm exist once a device does.
 modprobe -a ib_uverbs rdma_ucm
 
+# sroce-vm --netdev: one virtio-net NIC. Nothing loads drivers by modalias
+# here (no udev), so load virtio_net (its probe creates the netdev before
+# modprobe returns), bring the NIC up and name it for the command.
+if [ "${SROCE_VM_NIC:-0}" = 1 ]; then
+	modprobe virtio_net
+	SROCE_NIC=''
+	for d in /sys/class/net/*; do
+		[ "$(readlink -f "$d/device/driver")" = /sys/bus/virtio/drivers/virtio_net ] &&
+			SROCE_NIC=${d##*/} && break
+	done
+	[ -n "$SROCE_NIC" ] || setup_failed "$LINENO" "no virtio_net netdev after modprobe virtio_net"
+	ip link set "$SROCE_NIC" up
+	export SROCE_NIC
+fi
+
 # Give the command what is left of the host's budget, minus a margin for
 # the log check and power-off, so that a hung test still ends with a marker.
 read -r up _ </proc/uptime

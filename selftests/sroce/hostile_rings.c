@@ -1,0 +1,2364 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A hostile userspace against the shared rings: this program finds the
+ * send, receive and completion rings librxe mapped for its QPs and CQs (in
+ * /proc/self/maps, checked against the sizes asked for) and writes into
+ * them what librxe never would: garbage WQEs, impossible SGE counts and
+ * lengths, bad keys and opcodes, producer indices out of range, the
+ * kernel's own consumer indices, and a WQE rewritten while the kernel is
+ * sending it. Each case asserts what the kernel must do about it: error
+ * completions with the right status, the QP in ERROR, later WQEs
+ * flushed, doorbells refused with an errno, no byte written where the
+ * WQEs did not point, no CQE written into slots userspace has not freed.
+ * The last case checks that a fresh QP pair still moves data byte-exact.
+ *
+ *   hostile_rings -d DEV -g GID_INDEX [-s SEED] [-t WAIT_MS] [-c CASE,...]
+ *   hostile_rings -l          (list the cases, one a line)
+ *
+ * Output is KTAP, one line per case; exit status 0 when every case
+ * passed, 1 otherwise, 4 when the device is missing.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "kselftest.h"
+
+#define BUF_SIZE	(4u << 20)
+#define SRC_OFF		0u
+#define DST_OFF		(2u << 20)
+#define REGION		(1u << 20)
+#define SENTINEL	0xee
+#define CANARY		0xc5
+
+/* What every RC QP here asks for; the SQ and RQ differ in slot count. */
+#define SQ_WR		15
+#define RQ_WR		31
+#define MAX_SGE		4
+#define MAX_INLINE	64
+#define CQ_DEPTH	63
+
+#define MAX_MAPS	512
+
+struct ring {
+	struct rxe_queue_buf *q;
+	size_t len;
+	uint32_t mask;
+	uint32_t log2;
+};
+
+struct qpx {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ring sq, rq, cqr;
+	struct ibv_qp_cap cap;
+};
+
+/* Connection timing of an RC pair (IBA encodings). */
+struct conn {
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+};
+
+/* Two RC QPs on the one device, A sending to B. */
+struct pair {
+	struct qpx a, b;
+	struct conn c;
+};
+
+struct umap {
+	uintptr_t start, end;
+};
+
+static const struct conn conn_default = { 14, 3, 3, 12 };
+
+static const char *dev_name;
+static const char *cur_case = "setup";
+static int gid_index = -1;
+static unsigned int wait_ms = 10000;
+static uint64_t rng_state = 1;
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_mr *mr;
+static union ibv_gid gid;
+static uint8_t *buf;
+static uint8_t *ref;	/* what SRC holds at the start of every case */
+
+/* --- small helpers ------------------------------------------------------ */
+
+static void note(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("%s: %s\n", cur_case, line);
+}
+
+#define FAIL(...) do {				\
+		note(__VA_ARGS__);		\
+		ret = KSFT_FAIL;		\
+		goto out;			\
+	} while (0)
+
+static uint64_t rnd64(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *state ^ (*state >> 29);
+}
+
+static uint32_t rnd(void)
+{
+	return rnd64(&rng_state) >> 32;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The pause of a polling loop (every loop has a deadline). */
+static void nap(void)
+{
+	struct timespec ts = { .tv_nsec = 200 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static uint32_t ld(uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void st(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static uint32_t *prod_of(struct ring *r)
+{
+	return &r->q->producer_index;
+}
+
+static uint32_t *cons_of(struct ring *r)
+{
+	return &r->q->consumer_index;
+}
+
+static size_t slot_bytes(const struct ring *r)
+{
+	return (size_t)1 << r->log2;
+}
+
+static void *slot(const struct ring *r, uint32_t index)
+{
+	return r->q->data + ((size_t)(index & r->mask) << r->log2);
+}
+
+static uint8_t *src_at(uint32_t off)
+{
+	return buf + SRC_OFF + off;
+}
+
+static uint8_t *dst_at(uint32_t off)
+{
+	return buf + DST_OFF + off;
+}
+
+static void regions_reset(void)
+{
+	memcpy(src_at(0), ref, REGION);
+	memset(dst_at(0), SENTINEL, REGION);
+}
+
+static bool all_sentinel(uint32_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (dst_at(off)[i] != SENTINEL)
+			return false;
+	return true;
+}
+
+static bool dst_equals_src(uint32_t off, uint32_t len)
+{
+	return !memcmp(dst_at(off), ref + off, len);
+}
+
+/*
+ * Bytes of DST[from, to) that are neither untouched nor the source byte
+ * for the same offset: data the kernel took from somewhere the WQE did
+ * not point to. The first one is reported with a dump.
+ */
+static uint32_t foreign_bytes(uint32_t from, uint32_t to)
+{
+	uint32_t i, n = 0, first = 0;
+
+	for (i = from; i < to; i++) {
+		if (dst_at(0)[i] == SENTINEL || dst_at(0)[i] == ref[i])
+			continue;
+		if (!n++)
+			first = i;
+	}
+	if (n) {
+		char hex[3 * 32 + 1] = "";
+		uint32_t k;
+
+		for (k = 0; k < 32 && first + k < to; k++)
+			sprintf(hex + 3 * k, "%02x ", dst_at(first)[k]);
+		note("%u foreign bytes in the destination, the first at offset %u: %s",
+		     n, first, hex);
+	}
+	return n;
+}
+
+static const char *wc_str(int status)
+{
+	return ibv_wc_status_str(status);
+}
+
+/* --- finding the rings ---------------------------------------------------- */
+
+static int uverbs_maps(struct umap *m, int max)
+{
+	char line[512], path[256];
+	unsigned long s, e;
+	FILE *f;
+	int n = 0;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = 0;
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &s, &e,
+			   path) < 3)
+			continue;
+		if (!strstr(path, "/dev/infiniband/uverbs"))
+			continue;
+		if (n == max) {
+			n = -1;
+			break;
+		}
+		m[n].start = s;
+		m[n].end = e;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The mappings in @after that are not in @before. */
+static int new_maps(const struct umap *before, int nb, const struct umap *after,
+		    int na, struct umap *out, int max)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb; j++)
+			if (after[i].start == before[j].start &&
+			    after[i].end == before[j].end)
+				break;
+		if (j < nb)
+			continue;
+		if (n == max)
+			return -1;
+		out[n++] = after[i];
+	}
+	return n;
+}
+
+/* Read a ring header; refuse anything that is not a plausible ring. */
+static int ring_probe(struct ring *r, const struct umap *m)
+{
+	struct rxe_queue_buf *q = (struct rxe_queue_buf *)m->start;
+	size_t len = m->end - m->start;
+	uint32_t log2, mask;
+
+	if (len < sizeof(*q))
+		return -1;
+	log2 = q->log2_elem_size;
+	mask = q->index_mask;
+	if (log2 < 5 || log2 > 16 || !mask || mask > (1u << 20) ||
+	    (mask & (mask + 1)) ||
+	    sizeof(*q) + ((size_t)(mask + 1) << log2) > len)
+		return -1;
+	r->q = q;
+	r->len = len;
+	r->mask = mask;
+	r->log2 = log2;
+	return 0;
+}
+
+static void ring_describe(const char *what, const struct umap *m)
+{
+	const struct rxe_queue_buf *q = (const void *)m->start;
+
+	note("%s candidate %#lx-%#lx: log2_elem_size %u index_mask %#x producer %#x consumer %#x",
+	     what, (unsigned long)m->start, (unsigned long)m->end,
+	     q->log2_elem_size, q->index_mask, q->producer_index,
+	     q->consumer_index);
+}
+
+/* Create a CQ and find the one ring librxe mapped for it. */
+static struct ibv_cq *cq_create(int depth, struct ring *r)
+{
+	static struct umap before[MAX_MAPS], after[MAX_MAPS];
+	struct umap fresh[4];
+	struct ibv_cq *cq;
+	int nb, na, n;
+
+	nb = uverbs_maps(before, MAX_MAPS);
+	cq = ibv_create_cq(ctx, depth, NULL, NULL, 0);
+	if (!cq) {
+		note("ibv_create_cq(%d): %s", depth, strerror(errno));
+		return NULL;
+	}
+	na = uverbs_maps(after, MAX_MAPS);
+	n = nb < 0 || na < 0 ? -1 :
+	    new_maps(before, nb, after, na, fresh, 4);
+	if (n != 1 || ring_probe(r, &fresh[0]) ||
+	    slot_bytes(r) < sizeof(struct ib_uverbs_wc) ||
+	    r->mask < (uint32_t)depth ||
+	    ld(prod_of(r)) != ld(cons_of(r))) {
+		note("cannot identify the ring of a CQ of %d entries: %d new uverbs mappings",
+		     depth, n);
+		while (n-- > 0)
+			ring_describe("CQ", &fresh[n]);
+		ibv_destroy_cq(cq);
+		return NULL;
+	}
+	return cq;
+}
+
+static bool is_sq_ring(const struct ring *r, const struct ibv_qp_cap *cap)
+{
+	size_t room = cap->max_send_sge * sizeof(struct rxe_sge);
+
+	if (cap->max_inline_data > room)
+		room = cap->max_inline_data;
+	return r->mask == cap->max_send_wr &&
+	       slot_bytes(r) >= sizeof(struct rxe_send_wqe) + room;
+}
+
+static bool is_rq_ring(const struct ring *r, const struct ibv_qp_cap *cap)
+{
+	return r->mask == cap->max_recv_wr &&
+	       slot_bytes(r) >= sizeof(struct rxe_recv_wqe) +
+				cap->max_recv_sge * sizeof(struct rxe_sge);
+}
+
+/*
+ * Create a QP with its own CQ and find its rings: the two new uverbs
+ * mappings, told apart by the slot counts and sizes the kernel granted
+ * (SQ_WR and RQ_WR give different counts).
+ */
+static int qpx_create(struct qpx *x, enum ibv_qp_type type, int cq_depth)
+{
+	static struct umap before[MAX_MAPS], after[MAX_MAPS];
+	struct ibv_qp_init_attr init = {
+		.qp_type = type,
+		.cap = { .max_send_wr = SQ_WR, .max_recv_wr = RQ_WR,
+			 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE,
+			 .max_inline_data = MAX_INLINE },
+	};
+	struct umap fresh[4];
+	struct ring r[2];
+	int nb, na, n, i, sq = -1, rq = -1;
+
+	memset(x, 0, sizeof(*x));
+	x->cq = cq_create(cq_depth, &x->cqr);
+	if (!x->cq)
+		return -1;
+	init.send_cq = x->cq;
+	init.recv_cq = x->cq;
+	nb = uverbs_maps(before, MAX_MAPS);
+	x->qp = ibv_create_qp(pd, &init);
+	if (!x->qp) {
+		note("ibv_create_qp: %s", strerror(errno));
+		goto err;
+	}
+	na = uverbs_maps(after, MAX_MAPS);
+	x->cap = init.cap;
+	n = nb < 0 || na < 0 ? -1 :
+	    new_maps(before, nb, after, na, fresh, 4);
+	for (i = 0; n == 2 && i < 2; i++) {
+		if (ring_probe(&r[i], &fresh[i]))
+			continue;
+		if (is_sq_ring(&r[i], &x->cap))
+			sq = sq < 0 ? i : -2;
+		else if (is_rq_ring(&r[i], &x->cap))
+			rq = rq < 0 ? i : -2;
+	}
+	if (sq < 0 || rq < 0 || x->cap.max_send_sge < MAX_SGE ||
+	    x->cap.max_inline_data < MAX_INLINE ||
+	    x->cap.max_send_wr == x->cap.max_recv_wr) {
+		note("cannot identify the rings of a QP (%d new uverbs mappings; cap: send_wr %u recv_wr %u send_sge %u recv_sge %u inline %u)",
+		     n, x->cap.max_send_wr, x->cap.max_recv_wr,
+		     x->cap.max_send_sge, x->cap.max_recv_sge,
+		     x->cap.max_inline_data);
+		for (i = 0; i < n; i++)
+			ring_describe("QP", &fresh[i]);
+		goto err;
+	}
+	x->sq = r[sq];
+	x->rq = r[rq];
+	if (ld(prod_of(&x->sq)) || ld(cons_of(&x->sq)) ||
+	    ld(prod_of(&x->rq)) || ld(cons_of(&x->rq))) {
+		note("a new QP's rings are not empty");
+		goto err;
+	}
+	return 0;
+err:
+	if (x->qp)
+		ibv_destroy_qp(x->qp);
+	ibv_destroy_cq(x->cq);
+	memset(x, 0, sizeof(*x));
+	return -1;
+}
+
+static int qpx_destroy(struct qpx *x)
+{
+	int err = 0, e;
+
+	if (x->qp) {
+		e = ibv_destroy_qp(x->qp);
+		if (e) {
+			note("ibv_destroy_qp: %s", strerror(e));
+			err = -1;
+		}
+	}
+	if (x->cq) {
+		e = ibv_destroy_cq(x->cq);
+		if (e) {
+			note("ibv_destroy_cq: %s", strerror(e));
+			err = -1;
+		}
+	}
+	memset(x, 0, sizeof(*x));
+	return err;
+}
+
+/* --- QP state ------------------------------------------------------------- */
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
+}
+
+static bool wait_qp_state(struct ibv_qp *qp, int state)
+{
+	uint64_t end = now_ms() + wait_ms;
+
+	while (qp_state(qp) != state) {
+		if (now_ms() > end)
+			return false;
+		nap();
+	}
+	return true;
+}
+
+static int qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		     const char *what)
+{
+	int err = ibv_modify_qp(qp, a, mask);
+
+	if (err)
+		note("modify_qp to %s: %s", what, strerror(err));
+	return err;
+}
+
+static int qp_to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	return qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT");
+}
+
+static int qp_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint32_t rq_psn,
+		     uint32_t sq_psn, const struct conn *c)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dest_qpn,
+		.rq_psn = rq_psn,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = c->min_rnr_timer,
+		.ah_attr = {
+			.is_global = 1,
+			.grh = { .dgid = gid, .sgid_index = gid_index,
+				 .hop_limit = 64 },
+			.port_num = 1,
+		},
+	};
+
+	if (qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = 4;
+	return qp_modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+static void cq_drain(struct ibv_cq *cq)
+{
+	struct ibv_wc wc[16];
+	int i;
+
+	for (i = 0; i < 64 && ibv_poll_cq(cq, 16, wc) > 0; i++)
+		;
+}
+
+static int pair_connect(struct pair *p)
+{
+	uint32_t pa = rnd() & 0xffffff, pb = rnd() & 0xffffff;
+
+	if (qp_to_init(p->a.qp) || qp_to_init(p->b.qp) ||
+	    qp_to_rts(p->a.qp, p->b.qp->qp_num, pb, pa, &p->c) ||
+	    qp_to_rts(p->b.qp, p->a.qp->qp_num, pa, pb, &p->c))
+		return -1;
+	return 0;
+}
+
+static int pair_create(struct pair *p, const struct conn *c, int a_cq_depth,
+		       bool connect)
+{
+	memset(p, 0, sizeof(*p));
+	p->c = *c;
+	if (qpx_create(&p->a, IBV_QPT_RC, a_cq_depth))
+		return -1;
+	if (qpx_create(&p->b, IBV_QPT_RC, CQ_DEPTH)) {
+		qpx_destroy(&p->a);
+		return -1;
+	}
+	if (connect && pair_connect(p)) {
+		qpx_destroy(&p->a);
+		qpx_destroy(&p->b);
+		return -1;
+	}
+	return 0;
+}
+
+static int pair_destroy(struct pair *p)
+{
+	int err = qpx_destroy(&p->a);
+
+	return qpx_destroy(&p->b) || err ? -1 : 0;
+}
+
+/* Both QPs back through RESET (which empties their rings) to RTS. */
+static int pair_reset(struct pair *p)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (qp_modify(p->a.qp, &a, IBV_QP_STATE, "RESET") ||
+	    qp_modify(p->b.qp, &a, IBV_QP_STATE, "RESET"))
+		return -1;
+	cq_drain(p->a.cq);
+	cq_drain(p->b.cq);
+	if (ld(prod_of(&p->a.sq)) || ld(cons_of(&p->a.sq)) ||
+	    ld(prod_of(&p->b.rq)) || ld(cons_of(&p->b.rq))) {
+		note("RESET left ring indices behind");
+		return -1;
+	}
+	return pair_connect(p);
+}
+
+/* --- posting --------------------------------------------------------------- */
+
+/*
+ * The send doorbell exactly as librxe rings it: the legacy POST_SEND
+ * command with no work requests. Return: 0 or the errno.
+ */
+static int doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp = { 0 };
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = IB_USER_VERBS_CMD_POST_SEND,
+		.in_words = (sizeof(hdr) + sizeof(struct ib_uverbs_post_send)) / 4,
+		.out_words = sizeof(resp) / 4,
+	};
+	struct ib_uverbs_post_send req = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = qp->handle,
+		.wqe_size = sizeof(struct ib_uverbs_send_wr),
+	};
+	uint8_t cmd[sizeof(hdr) + sizeof(req)];
+
+	memcpy(cmd, &hdr, sizeof(hdr));
+	memcpy(cmd + sizeof(hdr), &req, sizeof(req));
+	if (write(qp->context->cmd_fd, cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* A valid signaled RDMA WRITE of SRC[off, off + len) to DST[off, ...). */
+static struct rxe_send_wqe *wqe_write(struct qpx *x, uint32_t index,
+				      uint64_t wr_id, uint32_t off,
+				      uint32_t len)
+{
+	struct rxe_send_wqe *w = slot(&x->sq, index);
+
+	memset(w, 0, slot_bytes(&x->sq));
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = IBV_WR_RDMA_WRITE;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	w->wr.wr.rdma.remote_addr = (uintptr_t)dst_at(off);
+	w->wr.wr.rdma.rkey = mr->rkey;
+	w->iova = w->wr.wr.rdma.remote_addr;
+	w->dma.length = len;
+	w->dma.resid = len;
+	w->dma.num_sge = 1;
+	w->dma.sge[0].addr = (uintptr_t)src_at(off);
+	w->dma.sge[0].length = len;
+	w->dma.sge[0].lkey = mr->lkey;
+	return w;
+}
+
+/* A valid receive WQE for DST[off, off + len). */
+static struct rxe_recv_wqe *wqe_recv(struct qpx *x, uint32_t index,
+				     uint64_t wr_id, uint32_t off,
+				     uint32_t len)
+{
+	struct rxe_recv_wqe *w = slot(&x->rq, index);
+
+	memset(w, 0, slot_bytes(&x->rq));
+	w->wr_id = wr_id;
+	w->dma.length = len;
+	w->dma.resid = len;
+	w->dma.num_sge = 1;
+	w->dma.sge[0].addr = (uintptr_t)dst_at(off);
+	w->dma.sge[0].length = len;
+	w->dma.sge[0].lkey = mr->lkey;
+	return w;
+}
+
+/* Hand @n WQEs written at the producer index over and ring the doorbell. */
+static int sq_publish(struct qpx *x, uint32_t n)
+{
+	uint32_t prod = ld(prod_of(&x->sq));
+	int err;
+
+	st(prod_of(&x->sq), (prod + n) & x->sq.mask);
+	err = doorbell(x->qp);
+	if (err)
+		note("doorbell: %s", strerror(err));
+	return err;
+}
+
+/* Through librxe: an RDMA WRITE (or SEND) of SRC[off...] to DST[off...]. */
+static int lib_send(struct qpx *x, enum ibv_wr_opcode op, uint64_t wr_id,
+		    uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src_at(off), .length = len,
+		.lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int err;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)dst_at(off);
+	wr.wr.rdma.rkey = mr->rkey;
+	err = ibv_post_send(x->qp, &wr, &bad);
+	if (err)
+		note("ibv_post_send: %s", strerror(err));
+	return err;
+}
+
+static int lib_recv(struct qpx *x, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)dst_at(off), .length = len,
+		.lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+	int err = ibv_post_recv(x->qp, &wr, &bad);
+
+	if (err)
+		note("ibv_post_recv: %s", strerror(err));
+	return err;
+}
+
+/* --- completions and events ---------------------------------------------------- */
+
+/* Poll until @n completions are in @wc or wait_ms passed. Return: how many. */
+static int wait_wcs(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	uint64_t end = now_ms() + wait_ms;
+	int got = 0, k;
+
+	while (got < n) {
+		k = ibv_poll_cq(cq, n - got, wc + got);
+		if (k < 0) {
+			note("ibv_poll_cq failed");
+			return got;
+		}
+		got += k;
+		if (got < n) {
+			if (now_ms() > end)
+				break;
+			nap();
+		}
+	}
+	return got;
+}
+
+/* One completion with @wr_id and @status (-1: any error but a flush). */
+static bool wc_is(const struct ibv_wc *wc, uint64_t wr_id, int status)
+{
+	bool ok = wc->wr_id == wr_id &&
+		  (status >= 0 ? (int)wc->status == status :
+		   wc->status != IBV_WC_SUCCESS &&
+		   wc->status != IBV_WC_WR_FLUSH_ERR);
+
+	if (!ok)
+		note("completion wr_id %#llx status %s, expected wr_id %#llx status %s",
+		     (unsigned long long)wc->wr_id, wc_str(wc->status),
+		     (unsigned long long)wr_id,
+		     status >= 0 ? wc_str(status) : "an error");
+	return ok;
+}
+
+/* Wait for one completion and check it. */
+static bool expect_wc(struct ibv_cq *cq, uint64_t wr_id, int status,
+		      struct ibv_wc *out)
+{
+	struct ibv_wc wc;
+
+	if (wait_wcs(cq, &wc, 1) != 1) {
+		note("no completion for wr_id %#llx within %u ms",
+		     (unsigned long long)wr_id, wait_ms);
+		return false;
+	}
+	if (out)
+		*out = wc;
+	return wc_is(&wc, wr_id, status);
+}
+
+/*
+ * A WRITE through librxe, completed successfully, with nothing before it
+ * on the CQ: proves the QP still works and that no unexpected
+ * completion was produced before it.
+ */
+static bool marker(struct qpx *x, uint64_t wr_id, uint32_t off)
+{
+	memset(dst_at(off), SENTINEL, 64);
+	if (lib_send(x, IBV_WR_RDMA_WRITE, wr_id, off, 64) ||
+	    !expect_wc(x->cq, wr_id, IBV_WC_SUCCESS, NULL))
+		return false;
+	if (!dst_equals_src(off, 64)) {
+		note("marker WRITE did not arrive");
+		return false;
+	}
+	return true;
+}
+
+static void async_drain(void)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	while (poll(&pfd, 1, 0) == 1 && !ibv_get_async_event(ctx, &ev))
+		ibv_ack_async_event(&ev);
+}
+
+/* Wait for an asynchronous event of @type about @cq. */
+static bool wait_cq_error(struct ibv_cq *cq)
+{
+	uint64_t end = now_ms() + wait_ms;
+	struct ibv_async_event ev;
+	bool match;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+		int64_t left = (int64_t)(end - now_ms());
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
+			return false;
+		if (ibv_get_async_event(ctx, &ev))
+			return false;
+		match = ev.event_type == IBV_EVENT_CQ_ERR &&
+			ev.element.cq == cq;
+		if (!match)
+			note("async event %s", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		if (match)
+			return true;
+	}
+}
+
+static long hw_counter(const char *name)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev_name,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* ===================================================================== */
+/* The cases                                                              */
+/* ===================================================================== */
+
+typedef void (*send_mutation)(struct rxe_send_wqe *w, struct qpx *x);
+
+/*
+ * Post one 4 KiB WRITE on A's ring with @mut applied and expect: its
+ * completion with @status (-1: any error), A in ERROR, not one byte at
+ * the destination, and a WR posted afterwards through librxe flushed.
+ * The pair is reset afterwards for the next variant.
+ */
+static int bad_send(struct pair *p, const char *what, send_mutation mut,
+		    int status)
+{
+	uint32_t prod = ld(prod_of(&p->a.sq));
+	struct rxe_send_wqe *w;
+	uint64_t id;
+	int ret = KSFT_PASS;
+
+	regions_reset();
+	w = wqe_write(&p->a, prod, 0xbad0, 0, 4096);
+	mut(w, &p->a);
+	id = w->wr.wr_id;
+	if (sq_publish(&p->a, 1))
+		FAIL("%s: the doorbell of a QP in RTS was refused", what);
+	if (!expect_wc(p->a.cq, id, status, NULL))
+		FAIL("%s: wrong completion", what);
+	if (!wait_qp_state(p->a.qp, IBV_QPS_ERR))
+		FAIL("%s: the QP is not in ERROR after the error", what);
+	if (!all_sentinel(0, 8192))
+		FAIL("%s: bytes arrived at the destination", what);
+	if (lib_send(&p->a, IBV_WR_RDMA_WRITE, 0xf1, 8192, 64) ||
+	    !expect_wc(p->a.cq, 0xf1, IBV_WC_WR_FLUSH_ERR, NULL))
+		FAIL("%s: a WR posted in ERROR was not flushed", what);
+	if (pair_reset(p))
+		FAIL("%s: the pair cannot be reset", what);
+out:
+	return ret;
+}
+
+/* --- doorbells in the wrong state ------------------------------------------ */
+
+static int t_doorbell_state(void)
+{
+	struct ibv_wc wc;
+	struct pair p;
+	int ret = KSFT_PASS, err;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, false))
+		return KSFT_FAIL;
+	regions_reset();
+	wqe_write(&p.a, 0, 0x101, 0, 1000);
+	st(prod_of(&p.a.sq), 1);
+	/* RESET, then INIT: the WQE is there, the doorbell must be refused. */
+	err = doorbell(p.a.qp);
+	if (err != EINVAL)
+		FAIL("doorbell in RESET: %s, expected EINVAL",
+		     err ? strerror(err) : "accepted");
+	if (qp_to_init(p.a.qp) || qp_to_init(p.b.qp))
+		FAIL("INIT");
+	err = doorbell(p.a.qp);
+	if (err != EINVAL)
+		FAIL("doorbell in INIT: %s, expected EINVAL",
+		     err ? strerror(err) : "accepted");
+	if (ibv_poll_cq(p.a.cq, 1, &wc) != 0 || !all_sentinel(0, 1000))
+		FAIL("a refused doorbell sent something");
+	if (qp_to_rts(p.a.qp, p.b.qp->qp_num, 0, 0, &p.c) ||
+	    qp_to_rts(p.b.qp, p.a.qp->qp_num, 0, 0, &p.c))
+		FAIL("RTS");
+	err = doorbell(p.a.qp);
+	if (err)
+		FAIL("doorbell in RTS: %s", strerror(err));
+	if (!expect_wc(p.a.cq, 0x101, IBV_WC_SUCCESS, NULL) ||
+	    !dst_equals_src(0, 1000))
+		FAIL("the WQE was not sent once the QP could send");
+	if (!marker(&p.a, 0x102, 4096))
+		FAIL("the WQE completed more than once");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- garbage ------------------------------------------------------------------- */
+
+static int t_garbage(void)
+{
+	uint64_t ids[64];
+	struct ibv_wc wc[64];
+	uint32_t prod, n, i, k;
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	if (!marker(&p.a, 0x111, 0))
+		FAIL("the pair does not work to begin with");
+	/* Every slot but the one that stays free: random bytes. */
+	prod = ld(prod_of(&p.a.sq));
+	n = p.a.sq.mask;
+	if (n > 64)
+		FAIL("send ring larger than expected");
+	for (i = 0; i < n; i++) {
+		struct rxe_send_wqe *w = slot(&p.a.sq, prod + i);
+		uint8_t *b = (uint8_t *)w;
+
+		for (k = 0; k < slot_bytes(&p.a.sq); k++)
+			b[k] = rnd();
+		ids[i] = w->wr.wr_id;
+	}
+	memset(dst_at(0), SENTINEL, 4096);
+	if (sq_publish(&p.a, n))
+		FAIL("doorbell refused");
+	if (wait_wcs(p.a.cq, wc, n) != (int)n)
+		FAIL("fewer than %u completions for %u garbage WQEs", n, n);
+	/* The first fails, the QP goes to ERROR, the others are flushed. */
+	if (!wc_is(&wc[0], ids[0], -1))
+		FAIL("first garbage WQE");
+	for (i = 1; i < n; i++)
+		if (!wc_is(&wc[i], ids[i], IBV_WC_WR_FLUSH_ERR))
+			FAIL("garbage WQE %u", i);
+	note("first garbage WQE completed with %s", wc_str(wc[0].status));
+	if (!wait_qp_state(p.a.qp, IBV_QPS_ERR))
+		FAIL("QP not in ERROR");
+	if (ld(cons_of(&p.a.sq)) != ((prod + n) & p.a.sq.mask))
+		FAIL("send consumer index %#x, expected %#x",
+		     ld(cons_of(&p.a.sq)), (prod + n) & p.a.sq.mask);
+	if (lib_send(&p.a, IBV_WR_RDMA_WRITE, 0x112, 0, 64) ||
+	    !expect_wc(p.a.cq, 0x112, IBV_WC_WR_FLUSH_ERR, NULL))
+		FAIL("a WR posted in ERROR was not flushed");
+	if (!all_sentinel(0, 4096))
+		FAIL("something arrived at the destination");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- malformed fields ---------------------------------------------------------- */
+
+static void m_num_sge_max(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.num_sge = 0xffffffff;
+}
+
+static void m_num_sge_over(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.num_sge = x->cap.max_send_sge + 1;
+}
+
+static int t_num_sge(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "num_sge 0xffffffff", m_num_sge_max,
+		     IBV_WC_LOC_LEN_ERR) ||
+	    bad_send(&p, "num_sge max_send_sge + 1", m_num_sge_over,
+		     IBV_WC_LOC_LEN_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* Two SGEs whose lengths add up to 2^32 + 16. */
+static void m_sge_past_4g(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.num_sge = 2;
+	w->dma.sge[0].length = 0xffffffff;
+	w->dma.sge[1] = w->dma.sge[0];
+	w->dma.sge[1].length = 0x11;
+	w->dma.length = 0x10;	/* what a 32-bit sum would say */
+}
+
+/* Two SGEs of 2 GiB: exactly 2^32, zero in 32-bit arithmetic. */
+static void m_sge_wraps_to_zero(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.num_sge = 2;
+	w->dma.sge[0].length = 0x80000000;
+	w->dma.sge[1] = w->dma.sge[0];
+	w->dma.length = 0;
+}
+
+/* Four SGEs of 4 GiB - 1. */
+static void m_sge_four_max(struct rxe_send_wqe *w, struct qpx *x)
+{
+	int i;
+
+	w->dma.num_sge = 4;
+	for (i = 0; i < 4; i++) {
+		w->dma.sge[i] = w->dma.sge[0];
+		w->dma.sge[i].length = 0xffffffff;
+	}
+}
+
+static int t_sge_len(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "SGE lengths 2^32 + 16", m_sge_past_4g,
+		     IBV_WC_LOC_LEN_ERR) ||
+	    bad_send(&p, "SGE lengths 2^32", m_sge_wraps_to_zero,
+		     IBV_WC_LOC_LEN_ERR) ||
+	    bad_send(&p, "4 SGEs of 2^32 - 1", m_sge_four_max,
+		     IBV_WC_LOC_LEN_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static void m_inline_one_over(struct rxe_send_wqe *w, struct qpx *x)
+{
+	uint32_t len = x->cap.max_inline_data + 1;
+
+	w->wr.send_flags |= IBV_SEND_INLINE;
+	w->dma.length = len;
+	memcpy(w->dma.inline_data, ref,
+	       slot_bytes(&x->sq) - sizeof(*w) < len ?
+	       slot_bytes(&x->sq) - sizeof(*w) : len);
+}
+
+static void m_inline_huge(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.send_flags |= IBV_SEND_INLINE;
+	w->dma.length = 0xffffffff;
+}
+
+/* Inline data as long as the slot itself: still beyond max_inline. */
+static void m_inline_slot(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.send_flags |= IBV_SEND_INLINE;
+	w->dma.length = slot_bytes(&x->sq) - sizeof(*w) + 1;
+}
+
+static int t_inline(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "inline max_inline + 1", m_inline_one_over,
+		     IBV_WC_LOC_LEN_ERR) ||
+	    bad_send(&p, "inline 0xffffffff", m_inline_huge,
+		     IBV_WC_LOC_LEN_ERR) ||
+	    bad_send(&p, "inline beyond the slot", m_inline_slot,
+		     IBV_WC_LOC_LEN_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static void m_lkey_index(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].lkey ^= 0x5500;
+}
+
+static void m_lkey_generation(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].lkey ^= 0x1;
+}
+
+static void m_addr_beyond_mr(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].addr = (uintptr_t)buf + BUF_SIZE - 16;
+}
+
+static void m_addr_wraps(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].addr = (uint64_t)-2048;
+}
+
+static int t_lkey(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "lkey of no MR", m_lkey_index, IBV_WC_LOC_PROT_ERR) ||
+	    bad_send(&p, "lkey of a wrong generation", m_lkey_generation,
+		     IBV_WC_LOC_PROT_ERR) ||
+	    bad_send(&p, "SGE past the end of the MR", m_addr_beyond_mr,
+		     IBV_WC_LOC_PROT_ERR) ||
+	    bad_send(&p, "SGE wrapping the address space", m_addr_wraps,
+		     IBV_WC_LOC_PROT_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static void m_rkey(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.wr.rdma.rkey ^= 0x5500;
+}
+
+static void m_raddr_beyond_mr(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.wr.rdma.remote_addr = (uintptr_t)buf + BUF_SIZE - 1024;
+	w->iova = w->wr.wr.rdma.remote_addr;
+}
+
+static void m_read_bad_rkey(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.opcode = IBV_WR_RDMA_READ;
+	/* READ into SRC from DST: the scatter side must stay untouched. */
+	w->wr.wr.rdma.rkey ^= 0x5500;
+}
+
+static int t_rkey(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "WRITE with an rkey of no MR", m_rkey,
+		     IBV_WC_REM_ACCESS_ERR) ||
+	    bad_send(&p, "WRITE past the end of the remote MR",
+		     m_raddr_beyond_mr, IBV_WC_REM_ACCESS_ERR) ||
+	    bad_send(&p, "READ with an rkey of no MR", m_read_bad_rkey,
+		     IBV_WC_REM_ACCESS_ERR))
+		ret = KSFT_FAIL;
+	if (!ret && memcmp(src_at(0), ref, 4096))
+		FAIL("a failed READ changed its local buffer");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/*
+ * 256 KiB, more than the 64-packet send window at a path MTU of 1024:
+ * the NAK for the first packet arrives while the WQE is still being
+ * sent. It must still complete with the NAK's status, not a flush.
+ */
+static void m_rkey_long(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.wr.rdma.rkey ^= 0x5500;
+	w->dma.length = 256 * 1024;
+	w->dma.resid = w->dma.length;
+	w->dma.sge[0].length = w->dma.length;
+}
+
+static int t_rkey_long(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "256 KiB WRITE with an rkey of no MR", m_rkey_long,
+		     IBV_WC_REM_ACCESS_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static void m_opcode_huge(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.opcode = 0xdeadbeef;
+}
+
+static void m_opcode_local_inv(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.opcode = IBV_WR_LOCAL_INV;
+}
+
+static void m_opcode_bind_mw(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.opcode = IBV_WR_BIND_MW;
+}
+
+static void m_opcode_first_unused(struct rxe_send_wqe *w, struct qpx *x)
+{
+	w->wr.opcode = 16;
+}
+
+static int t_opcode(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_send(&p, "opcode 0xdeadbeef", m_opcode_huge,
+		     IBV_WC_LOC_QP_OP_ERR) ||
+	    bad_send(&p, "opcode 16", m_opcode_first_unused,
+		     IBV_WC_LOC_QP_OP_ERR) ||
+	    bad_send(&p, "LOCAL_INV", m_opcode_local_inv,
+		     IBV_WC_LOC_QP_OP_ERR) ||
+	    bad_send(&p, "BIND_MW", m_opcode_bind_mw, IBV_WC_MW_BIND_ERR))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- UD --------------------------------------------------------------------- */
+
+#define UD_QKEY 0x11111111
+
+static int ud_up(struct qpx *x)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = UD_QKEY,
+	};
+
+	if (qp_modify(x->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+		      IBV_QP_PORT | IBV_QP_QKEY, "INIT"))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (qp_modify(x->qp, &a, IBV_QP_STATE, "RTR"))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = rnd() & 0xffffff;
+	return qp_modify(x->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS");
+}
+
+static int ud_reset(struct qpx *x)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	if (qp_modify(x->qp, &a, IBV_QP_STATE, "RESET"))
+		return -1;
+	cq_drain(x->cq);
+	return ud_up(x);
+}
+
+/* A UD SEND to this QP itself, with the address handle number @ah_num. */
+static void wqe_ud(struct qpx *x, uint64_t wr_id, uint32_t ah_num,
+		   uint32_t len)
+{
+	struct rxe_send_wqe *w = wqe_write(x, ld(prod_of(&x->sq)), wr_id, 0,
+					   len);
+
+	w->wr.opcode = IBV_WR_SEND;
+	memset(&w->wr.wr, 0, sizeof(w->wr.wr));
+	w->wr.wr.ud.remote_qpn = x->qp->qp_num;
+	w->wr.wr.ud.remote_qkey = UD_QKEY;
+	w->wr.wr.ud.ah_num = ah_num;
+	w->iova = 0;
+}
+
+static int t_ud(void)
+{
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.grh = { .dgid = gid, .sgid_index = gid_index, .hop_limit = 64 },
+		.port_num = 1,
+	};
+	struct ibv_sge sge = { .lkey = 0 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_ah *ah = NULL;
+	struct qpx u;
+	int ret = KSFT_PASS, err;
+
+	if (qpx_create(&u, IBV_QPT_UD, CQ_DEPTH))
+		return KSFT_FAIL;
+	if (ud_up(&u))
+		FAIL("UD QP does not come up");
+	regions_reset();
+
+	/* A user QP must name an address handle; 0 means "embedded". */
+	wqe_ud(&u, 0x151, 0, 64);
+	if (sq_publish(&u, 1) ||
+	    !expect_wc(u.cq, 0x151, IBV_WC_LOC_QP_OP_ERR, NULL) ||
+	    !wait_qp_state(u.qp, IBV_QPS_ERR))
+		FAIL("UD WQE without an address handle");
+	if (ud_reset(&u))
+		FAIL("reset");
+	wqe_ud(&u, 0x152, 0x7ffe, 64);
+	if (sq_publish(&u, 1) ||
+	    !expect_wc(u.cq, 0x152, IBV_WC_LOC_QP_OP_ERR, NULL) ||
+	    !wait_qp_state(u.qp, IBV_QPS_ERR))
+		FAIL("UD WQE naming an address handle that does not exist");
+	if (ud_reset(&u))
+		FAIL("reset");
+	wqe_ud(&u, 0x153, 0xffffffff, 64);
+	if (sq_publish(&u, 1) ||
+	    !expect_wc(u.cq, 0x153, IBV_WC_LOC_QP_OP_ERR, NULL))
+		FAIL("UD WQE with address handle 0xffffffff");
+	if (ud_reset(&u))
+		FAIL("reset");
+
+	/* A real address handle, and a message larger than the MTU. */
+	ah = ibv_create_ah(pd, &aa);
+	if (!ah)
+		FAIL("ibv_create_ah: %s", strerror(errno));
+	sge.addr = (uintptr_t)src_at(0);
+	sge.length = 5000;
+	sge.lkey = mr->lkey;
+	wr.wr_id = 0x154;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = u.qp->qp_num;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	err = ibv_post_send(u.qp, &wr, &bad);
+	if (err)
+		FAIL("ibv_post_send: %s", strerror(err));
+	if (!expect_wc(u.cq, 0x154, IBV_WC_LOC_LEN_ERR, NULL))
+		FAIL("UD SEND larger than the MTU");
+	if (ud_reset(&u))
+		FAIL("reset");
+	/* And one that is fine (nobody receives it: UD drops it). */
+	sge.length = 64;
+	wr.wr_id = 0x155;
+	err = ibv_post_send(u.qp, &wr, &bad);
+	if (err)
+		FAIL("ibv_post_send: %s", strerror(err));
+	if (!expect_wc(u.cq, 0x155, IBV_WC_SUCCESS, NULL))
+		FAIL("valid UD SEND after the errors");
+out:
+	if (ah && ibv_destroy_ah(ah)) {
+		note("ibv_destroy_ah failed");
+		ret = KSFT_FAIL;
+	}
+	if (qpx_destroy(&u))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- the send producer index ------------------------------------------------- */
+
+static int t_sq_prod(void)
+{
+	struct ibv_wc wc[16];
+	uint32_t p0, size, mask, i, cons;
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	mask = p.a.sq.mask;
+	size = mask + 1;
+	p0 = ld(prod_of(&p.a.sq));
+	/* Every slot holds a valid WRITE of its own 256 bytes. */
+	for (i = 0; i < size; i++)
+		wqe_write(&p.a, p0 + i, 0x200 + i, i * 256, 256);
+
+	/* 5 + 7 rings ahead: only the 5 count (the index is masked). */
+	st(prod_of(&p.a.sq), p0 + 5 + 7 * size);
+	if (doorbell(p.a.qp))
+		FAIL("doorbell refused");
+	if (wait_wcs(p.a.cq, wc, 5) != 5)
+		FAIL("fewer than 5 completions");
+	for (i = 0; i < 5; i++)
+		if (!wc_is(&wc[i], 0x200 + i, IBV_WC_SUCCESS))
+			FAIL("producer index %#x: completion %u",
+			     p0 + 5 + 7 * size, i);
+	cons = ld(cons_of(&p.a.sq));
+	if (cons != ((p0 + 5) & mask))
+		FAIL("consumer index %#x after 5 WQEs from %#x", cons, p0);
+
+	/* The next 3, with bits above the mask set. */
+	st(prod_of(&p.a.sq), ((p0 + 8) & mask) | 0xa5a50000);
+	if (doorbell(p.a.qp))
+		FAIL("doorbell refused");
+	if (wait_wcs(p.a.cq, wc, 3) != 3)
+		FAIL("fewer than 3 completions");
+	for (i = 0; i < 3; i++)
+		if (!wc_is(&wc[i], 0x205 + i, IBV_WC_SUCCESS))
+			FAIL("producer index with high bits: completion %u", i);
+
+	/* A whole ring ahead is the same as no new WQE at all. */
+	st(prod_of(&p.a.sq), p0 + 8 + size);
+	if (doorbell(p.a.qp))
+		FAIL("doorbell refused");
+	/* librxe must find a masked index again before it posts. */
+	st(prod_of(&p.a.sq), (p0 + 8) & mask);
+	if (!marker(&p.a, 0x2ff, 512 * 1024))
+		FAIL("a producer index one ring ahead was taken for WQEs");
+	cons = ld(cons_of(&p.a.sq));
+	if (cons != ((p0 + 9) & mask))
+		FAIL("consumer index %#x, expected %#x", cons, (p0 + 9) & mask);
+	for (i = 0; i < size; i++) {
+		bool sent = i < 8;
+
+		if (sent ? !dst_equals_src(i * 256, 256) :
+			   !all_sentinel(i * 256, 256))
+			FAIL("slot %u: WRITE %s", i,
+			     sent ? "did not arrive" : "was executed");
+	}
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- the send consumer index (the kernel's) ------------------------------------- */
+
+/* A thread writing random values into a ring index until told to stop. */
+struct index_scribbler {
+	pthread_t thread;
+	uint32_t *index;
+	uint64_t rng;
+	unsigned long writes;
+	int stop;
+};
+
+static void *scribble_index(void *arg)
+{
+	struct index_scribbler *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		st(s->index, rnd64(&s->rng) >> 32);
+		__atomic_store_n(&s->writes, s->writes + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Wait until a scribbler has written at least once. */
+static bool scribbler_running(unsigned long *writes)
+{
+	uint64_t end = now_ms() + wait_ms;
+
+	while (!__atomic_load_n(writes, __ATOMIC_ACQUIRE)) {
+		if (now_ms() > end)
+			return false;
+		nap();
+	}
+	return true;
+}
+
+static int t_sq_cons(void)
+{
+	struct index_scribbler is = { 0 };
+	struct ibv_wc wc[4];
+	uint32_t c, mask, i;
+	struct pair p;
+	int ret = KSFT_PASS, n, err;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	mask = p.a.sq.mask;
+	if (lib_send(&p.a, IBV_WR_RDMA_WRITE, 0x300, 0, 4096) ||
+	    lib_send(&p.a, IBV_WR_RDMA_WRITE, 0x301, 4096, 4096) ||
+	    wait_wcs(p.a.cq, wc, 2) != 2 ||
+	    !wc_is(&wc[0], 0x300, IBV_WC_SUCCESS) ||
+	    !wc_is(&wc[1], 0x301, IBV_WC_SUCCESS))
+		FAIL("the pair does not work to begin with");
+	c = ld(cons_of(&p.a.sq));
+	memset(dst_at(0), SENTINEL, 8192);
+
+	/* Pretend the two old WQEs were never consumed, with junk above. */
+	st(cons_of(&p.a.sq), ((c - 2) & mask) | 0xdead0000);
+	for (i = 0; i < 3; i++)
+		wqe_write(&p.a, c + i, 0x310 + i, 16384 + i * 4096, 4096);
+	if (sq_publish(&p.a, 3))
+		FAIL("doorbell refused");
+	if (wait_wcs(p.a.cq, wc, 3) != 3)
+		FAIL("fewer than 3 completions");
+	for (i = 0; i < 3; i++)
+		if (!wc_is(&wc[i], 0x310 + i, IBV_WC_SUCCESS))
+			FAIL("completion %u", i);
+	if (!marker(&p.a, 0x31f, 65536))
+		FAIL("unexpected completions before the marker");
+	if (!all_sentinel(0, 8192))
+		FAIL("the old WQEs were sent again");
+	if (!dst_equals_src(16384, 3 * 4096))
+		FAIL("the new WQEs did not deliver their data");
+	if (ld(cons_of(&p.a.sq)) != ((c + 4) & mask))
+		FAIL("consumer index %#x, expected the kernel's %#x",
+		     ld(cons_of(&p.a.sq)), (c + 4) & mask);
+
+	/*
+	 * Junk in the consumer index all the time a long WRITE is sent: a
+	 * thread scribbles from before the doorbell until the completion.
+	 */
+	c = ld(prod_of(&p.a.sq));
+	wqe_write(&p.a, c, 0x320, 128 * 1024, 256 * 1024);
+	st(prod_of(&p.a.sq), (c + 1) & mask);
+	is.index = cons_of(&p.a.sq);
+	is.rng = rng_state;
+	if (pthread_create(&is.thread, NULL, scribble_index, &is))
+		FAIL("pthread_create");
+	err = scribbler_running(&is.writes) ? doorbell(p.a.qp) : ETIMEDOUT;
+	n = err ? 0 : wait_wcs(p.a.cq, wc, 1);
+	__atomic_store_n(&is.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(is.thread, NULL);
+	if (err)
+		FAIL("doorbell: %s", strerror(err));
+	if (n != 1 || !wc_is(&wc[0], 0x320, IBV_WC_SUCCESS))
+		FAIL("256 KiB WRITE with a scribbled consumer index: %s",
+		     n == 1 ? "wrong completion" : "no completion");
+	note("consumer index overwritten %lu times during the WRITE",
+	     is.writes);
+	if (!dst_equals_src(128 * 1024, 256 * 1024))
+		FAIL("256 KiB WRITE delivered wrong data");
+	st(cons_of(&p.a.sq), rnd());
+	if (!marker(&p.a, 0x32f, 65536))
+		FAIL("no marker after the scribbled WRITE");
+	if (ld(cons_of(&p.a.sq)) != ((c + 2) & mask))
+		FAIL("consumer index %#x, expected the kernel's %#x",
+		     ld(cons_of(&p.a.sq)), (c + 2) & mask);
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- the CQ consumer index ----------------------------------------------------- */
+
+static bool cq_slot_is_canary(const struct ring *r, uint32_t i)
+{
+	const uint8_t *b = slot(r, i);
+	size_t k;
+
+	for (k = 0; k < slot_bytes(r); k++)
+		if (b[k] != CANARY)
+			return false;
+	return true;
+}
+
+/* Wait until the kernel has retired every WQE on A's send ring. */
+static bool sq_drained(struct qpx *x)
+{
+	uint64_t end = now_ms() + wait_ms;
+
+	while (ld(cons_of(&x->sq)) != (ld(prod_of(&x->sq)) & x->sq.mask)) {
+		if (now_ms() > end)
+			return false;
+		nap();
+	}
+	return true;
+}
+
+static int t_cq_cons(void)
+{
+	const uint32_t high = 0x3c000000;
+	struct ring *r;
+	struct ibv_wc wc;
+	uint32_t P, mask, i, sp, now;
+	struct pair p;
+	int ret = KSFT_PASS, err;
+
+	/* A's CQ: 15 entries, at least 16 slots; only A's sends use it. */
+	if (pair_create(&p, &conn_default, 15, true))
+		return KSFT_FAIL;
+	regions_reset();
+	r = &p.a.cqr;
+	mask = r->mask;
+	P = ld(prod_of(r));
+	if (P != ld(cons_of(r)) || P > mask)
+		FAIL("CQ not empty at the start");
+	async_drain();
+	for (i = 0; i <= mask; i++)
+		memset(slot(r, i), CANARY, slot_bytes(r));
+
+	/* 1: the consumer one ahead of the producer: the ring is full. */
+	st(cons_of(r), ((P + 1) & mask) | high);
+	sp = ld(prod_of(&p.a.sq));
+	wqe_write(&p.a, sp, 0x400, 0, 512);
+	if (sq_publish(&p.a, 1))
+		FAIL("doorbell refused");
+	if (!wait_cq_error(p.a.cq))
+		FAIL("no IBV_EVENT_CQ_ERR for a completion that did not fit");
+	if (!sq_drained(&p.a))
+		FAIL("WRITE not retired");
+	if (ld(prod_of(r)) != P)
+		FAIL("the kernel moved the producer index of a full CQ to %#x",
+		     ld(prod_of(r)));
+	for (i = 0; i <= mask; i++)
+		if (!cq_slot_is_canary(r, i))
+			FAIL("a full CQ: slot %u was written", i);
+
+	/* 2: four free slots, eight completions. */
+	st(cons_of(r), ((P + 5) & mask) | high);
+	sp = ld(prod_of(&p.a.sq));
+	for (i = 0; i < 8; i++)
+		wqe_write(&p.a, sp + i, 0x410 + i, 4096 * (i + 1), 512);
+	if (sq_publish(&p.a, 8))
+		FAIL("doorbell refused");
+	if (!wait_cq_error(p.a.cq))
+		FAIL("no IBV_EVENT_CQ_ERR for the completions that did not fit");
+	if (!sq_drained(&p.a))
+		FAIL("WRITEs not retired");
+	now = ld(prod_of(r));
+	if (now != ((P + 4) & mask))
+		FAIL("producer index %#x, expected %#x (4 free slots)", now,
+		     (P + 4) & mask);
+	for (i = 0; i < 4; i++) {
+		const struct ib_uverbs_wc *c = slot(r, P + i);
+
+		if (c->wr_id != 0x410 + i || c->status != IBV_WC_SUCCESS)
+			FAIL("CQE %u: wr_id %#llx status %u", i,
+			     (unsigned long long)c->wr_id, c->status);
+	}
+	/* The slot before the consumer and all "unconsumed" ones intact. */
+	for (i = 4; i <= mask; i++)
+		if (!cq_slot_is_canary(r, P + i))
+			FAIL("slot %u (%u after the producer) was written although userspace had not freed it",
+			     (P + i) & mask, i);
+	for (i = 0; i < 8; i++)
+		if (!dst_equals_src(4096 * (i + 1), 512))
+			FAIL("WRITE %u did not arrive", i);
+
+	/* 3: consume everything: the CQ works again. */
+	st(cons_of(r), now);
+	if (!marker(&p.a, 0x42f, 65536))
+		FAIL("the CQ does not work after the overrun");
+
+	/* 4: resizing must refuse to carry more entries than fit. */
+	now = ld(prod_of(r));
+	st(cons_of(r), (now + 1) & mask);
+	err = ibv_resize_cq(p.a.cq, 4);
+	if (!err) {
+		/* librxe has unmapped the ring we were looking at. */
+		p.a.cqr.q = NULL;
+		FAIL("resize to 4 entries accepted with %u entries in the ring",
+		     mask);
+	}
+	note("resize with %u entries to 4 refused: %s", mask, strerror(err));
+	if (r->q->index_mask != mask || ld(prod_of(r)) != now)
+		FAIL("the refused resize changed the ring");
+	st(cons_of(r), now);
+	if (ibv_poll_cq(p.a.cq, 1, &wc) != 0)
+		FAIL("a completion appeared from nowhere");
+	if (!marker(&p.a, 0x43f, 65536))
+		FAIL("the CQ does not work after the refused resize");
+out:
+	/* Leave the CQ consistent for librxe and the destroy. */
+	if (p.a.cqr.q)
+		st(cons_of(&p.a.cqr), ld(prod_of(&p.a.cqr)));
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- receive WQEs --------------------------------------------------------------- */
+
+typedef void (*recv_mutation)(struct rxe_recv_wqe *w, struct qpx *x);
+
+/*
+ * B's next receive WQE is valid but for @mut; A sends 3000 bytes. B must
+ * complete the WQE with @status (-1: any error), A must see a remote
+ * error, both end in ERROR, and nothing may be written except the
+ * first @may_write bytes of DST (as SRC).
+ */
+static int bad_recv(struct pair *p, const char *what, recv_mutation mut,
+		    int status, uint32_t may_write)
+{
+	uint32_t rp = ld(prod_of(&p->b.rq));
+	struct rxe_recv_wqe *w;
+	struct ibv_wc wc;
+	uint64_t id;
+	int ret = KSFT_PASS;
+
+	regions_reset();
+	w = wqe_recv(&p->b, rp, 0xbec0, 0, 8192);
+	mut(w, &p->b);
+	id = w->wr_id;
+	st(prod_of(&p->b.rq), (rp + 1) & p->b.rq.mask);
+	if (lib_send(&p->a, IBV_WR_SEND, 0x500, 0, 3000))
+		FAIL("%s: post_send", what);
+	if (!expect_wc(p->b.cq, id, status, &wc))
+		FAIL("%s: receive completion", what);
+	note("%s: receive completed with %s", what, wc_str(wc.status));
+	if (!expect_wc(p->a.cq, 0x500, -1, &wc))
+		FAIL("%s: send completion", what);
+	if (wc.status != IBV_WC_REM_INV_REQ_ERR &&
+	    wc.status != IBV_WC_REM_ACCESS_ERR &&
+	    wc.status != IBV_WC_REM_OP_ERR)
+		FAIL("%s: sender got %s, not a remote error", what,
+		     wc_str(wc.status));
+	if (!wait_qp_state(p->b.qp, IBV_QPS_ERR) ||
+	    !wait_qp_state(p->a.qp, IBV_QPS_ERR))
+		FAIL("%s: QPs not in ERROR", what);
+	if (foreign_bytes(0, 16384) || !all_sentinel(may_write, 16384 - may_write))
+		FAIL("%s: the receiver's memory was written where it must not be",
+		     what);
+	if (pair_reset(p))
+		FAIL("%s: reset", what);
+out:
+	return ret;
+}
+
+static uint64_t recv_garbage_seed;
+
+static void r_random(struct rxe_recv_wqe *w, struct qpx *x)
+{
+	uint8_t *b = (uint8_t *)w;
+	size_t k;
+
+	for (k = 0; k < slot_bytes(&x->rq); k++)
+		b[k] = rnd64(&recv_garbage_seed) >> 40;
+}
+
+static void r_num_sge(struct rxe_recv_wqe *w, struct qpx *x)
+{
+	w->dma.num_sge = 0xffffffff;
+}
+
+static void r_lkey(struct rxe_recv_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].lkey ^= 0x5500;
+}
+
+static void r_short(struct rxe_recv_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].length = 16;
+	w->dma.length = 8192;	/* lies */
+}
+
+static void r_beyond_mr(struct rxe_recv_wqe *w, struct qpx *x)
+{
+	w->dma.sge[0].addr = (uintptr_t)buf + BUF_SIZE - 1024;
+}
+
+static int t_rq_garbage(void)
+{
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	recv_garbage_seed = rng_state ^ 0x5eed;
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	if (bad_recv(&p, "random bytes", r_random, -1, 0) ||
+	    bad_recv(&p, "num_sge 0xffffffff", r_num_sge, IBV_WC_LOC_LEN_ERR,
+		     0) ||
+	    bad_recv(&p, "lkey of no MR", r_lkey, -1, 0) ||
+	    bad_recv(&p, "SGE past the end of the MR", r_beyond_mr, -1, 0) ||
+	    bad_recv(&p, "16-byte buffer for 3000 bytes", r_short,
+		     IBV_WC_LOC_LEN_ERR, 16))
+		ret = KSFT_FAIL;
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static int t_rq_len(void)
+{
+	struct rxe_recv_wqe *w;
+	struct ibv_wc wc;
+	uint32_t rp, i;
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	/* Three SGEs: 4 GiB - 1, 4 GiB - 1 and 16 bytes, all at DST. */
+	rp = ld(prod_of(&p.b.rq));
+	w = wqe_recv(&p.b, rp, 0x510, 0, 0xffffffff);
+	w->dma.num_sge = 3;
+	for (i = 1; i < 3; i++)
+		w->dma.sge[i] = w->dma.sge[0];
+	w->dma.sge[2].length = 16;
+	w->dma.length = 14;	/* the 32-bit sum */
+	st(prod_of(&p.b.rq), (rp + 1) & p.b.rq.mask);
+	if (lib_send(&p.a, IBV_WR_SEND, 0x511, 0, 3000))
+		FAIL("post_send");
+	if (wait_wcs(p.b.cq, &wc, 1) != 1)
+		FAIL("no receive completion");
+	if (wc.status == IBV_WC_SUCCESS) {
+		/* The payload fits in the first SGE: fine, if exact. */
+		if (wc.wr_id != 0x510 || wc.byte_len != 3000 ||
+		    !dst_equals_src(0, 3000))
+			FAIL("receive: wr_id %#llx byte_len %u, data %s",
+			     (unsigned long long)wc.wr_id, wc.byte_len,
+			     dst_equals_src(0, 3000) ? "right" : "wrong");
+		if (!expect_wc(p.a.cq, 0x511, IBV_WC_SUCCESS, NULL))
+			FAIL("send completion");
+	} else {
+		note("refused with %s", wc_str(wc.status));
+		if (!wc_is(&wc, 0x510, -1))
+			FAIL("receive completion");
+		if (!expect_wc(p.a.cq, 0x511, -1, NULL))
+			FAIL("send completion");
+	}
+	if (foreign_bytes(0, 65536) || !all_sentinel(3000, 65536 - 3000))
+		FAIL("bytes written beyond the message");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static int t_rq_idx(void)
+{
+	struct ibv_wc wc[2];
+	uint32_t rp, mask, cons;
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	mask = p.b.rq.mask;
+	rp = ld(prod_of(&p.b.rq));
+	wqe_recv(&p.b, rp, 0x520, 0, 8192);
+	wqe_recv(&p.b, rp + 1, 0x521, 8192, 8192);
+	/* Bits above the mask in the producer, junk in the consumer. */
+	st(prod_of(&p.b.rq), ((rp + 2) & mask) | 0x77000000);
+	st(cons_of(&p.b.rq), ((rp + 9) & mask) | 0xdead0000);
+	if (lib_send(&p.a, IBV_WR_SEND, 0x530, 0, 3000) ||
+	    lib_send(&p.a, IBV_WR_SEND, 0x531, 8192, 2000))
+		FAIL("post_send");
+	if (wait_wcs(p.b.cq, wc, 2) != 2 ||
+	    !wc_is(&wc[0], 0x520, IBV_WC_SUCCESS) ||
+	    !wc_is(&wc[1], 0x521, IBV_WC_SUCCESS))
+		FAIL("receive completions");
+	if (wc[0].byte_len != 3000 || wc[1].byte_len != 2000 ||
+	    !dst_equals_src(0, 3000) || !dst_equals_src(8192, 2000) ||
+	    !all_sentinel(3000, 8192 - 3000) ||
+	    !all_sentinel(8192 + 2000, 8192 - 2000))
+		FAIL("received data or lengths wrong");
+	if (wait_wcs(p.a.cq, wc, 2) != 2 ||
+	    !wc_is(&wc[0], 0x530, IBV_WC_SUCCESS) ||
+	    !wc_is(&wc[1], 0x531, IBV_WC_SUCCESS))
+		FAIL("send completions");
+	cons = ld(cons_of(&p.b.rq));
+	if (cons != ((rp + 2) & mask))
+		FAIL("receive consumer index %#x, expected the kernel's %#x",
+		     cons, (rp + 2) & mask);
+	/* librxe goes on from a masked producer index. */
+	st(prod_of(&p.b.rq), (rp + 2) & mask);
+	memset(dst_at(16384), SENTINEL, 4096);
+	if (lib_recv(&p.b, 0x522, 16384, 4096) ||
+	    lib_send(&p.a, IBV_WR_SEND, 0x532, 16384, 100) ||
+	    !expect_wc(p.b.cq, 0x522, IBV_WC_SUCCESS, NULL) ||
+	    !expect_wc(p.a.cq, 0x532, IBV_WC_SUCCESS, NULL) ||
+	    !dst_equals_src(16384, 100))
+		FAIL("the receive ring does not work afterwards");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- a WQE rewritten after the kernel sent part of it ------------------------------ */
+
+#define RESUME_LEN	4096	/* four packets at a path MTU of 1024 */
+
+/*
+ * A 4-packet RDMA WRITE with immediate to a QP with no receive posted:
+ * the first three packets are placed, the last is refused with an RNR
+ * NAK, and after the RNR delay (164 ms) the requester sends again from
+ * the fourth packet, reading the WQE from the ring once more. Meanwhile
+ * this rewrites the WQE with @rewrite. Whatever the kernel makes of it,
+ * the only bytes that may reach the destination are the WQE's source
+ * bytes, at their own offsets.
+ */
+static int resume_rewritten(void (*rewrite)(struct rxe_send_wqe *w))
+{
+	const struct conn c = { .timeout = 12, .retry_cnt = 2, .rnr_retry = 6,
+				.min_rnr_timer = 28 };
+	struct rxe_send_wqe *w;
+	struct ibv_wc wc;
+	long rnr0, rnr;
+	uint64_t end;
+	uint32_t sp;
+	struct pair p;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &c, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	regions_reset();
+	rnr0 = hw_counter("rcvd_rnr_err");
+	if (rnr0 < 0)
+		FAIL("no rcvd_rnr_err counter for %s", dev_name);
+	sp = ld(prod_of(&p.a.sq));
+	w = wqe_write(&p.a, sp, 0x600, 0, RESUME_LEN);
+	w->wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	w->wr.ex.imm_data = htobe32(0x600);
+	if (sq_publish(&p.a, 1))
+		FAIL("doorbell refused");
+	end = now_ms() + wait_ms;
+	while ((rnr = hw_counter("rcvd_rnr_err")) == rnr0 && now_ms() < end)
+		nap();
+	if (rnr == rnr0)
+		FAIL("no RNR NAK within %u ms", wait_ms);
+	if (!dst_equals_src(0, RESUME_LEN - 1024))
+		note("the first three packets are not all there");
+	rewrite(w);
+	if (wait_wcs(p.a.cq, &wc, 1) != 1)
+		FAIL("no completion for the rewritten WQE within %u ms",
+		     wait_ms);
+	if (wc.wr_id != 0x600)
+		FAIL("completion for wr_id %#llx, expected 0x600",
+		     (unsigned long long)wc.wr_id);
+	note("rewritten WQE completed with %s; %ld RNR NAKs", wc_str(wc.status),
+	     hw_counter("rcvd_rnr_err") - rnr0);
+	if (foreign_bytes(0, 2 * RESUME_LEN))
+		FAIL("the kernel sent bytes the WQE never pointed to");
+	if (!all_sentinel(RESUME_LEN, RESUME_LEN))
+		FAIL("bytes beyond the message were written");
+	if (wc.status == IBV_WC_SUCCESS && !dst_equals_src(0, RESUME_LEN))
+		FAIL("completed successfully without delivering the message");
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+static void rw_shorter(struct rxe_send_wqe *w)
+{
+	w->dma.sge[0].length = 16;
+	w->dma.length = 16;
+	w->dma.resid = 16;
+}
+
+static void rw_inline(struct rxe_send_wqe *w)
+{
+	w->dma.length = 16;
+	w->dma.resid = 16;
+	memcpy(w->dma.inline_data, ref, 16);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	w->wr.send_flags |= IBV_SEND_INLINE;
+}
+
+static int t_resume_shorter(void)
+{
+	return resume_rewritten(rw_shorter);
+}
+
+static int t_resume_inline(void)
+{
+	return resume_rewritten(rw_inline);
+}
+
+/* --- a thread scribbling over a WQE while the kernel sends it ------------------------ */
+
+#define RACE_LEN	(128u * 1024)
+#define RACE_ITERS	100
+#define RACE_MS		5000
+
+struct scribbler {
+	pthread_t thread;
+	struct rxe_send_wqe *w;
+	struct rxe_send_wqe *orig;
+	size_t orig_len;
+	uint32_t max_inline;
+	uint64_t rng;
+	unsigned long writes;
+	int stop;
+};
+
+static void put32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Field rewrites that keep one property: no byte the WQE could
+ * legitimately send lands at a destination offset of max_inline or more
+ * unless it is the source byte of that offset (remote address and SGE
+ * addresses are never changed, inline data only covers the first
+ * max_inline bytes).
+ */
+static void *scribble(void *arg)
+{
+	static const uint32_t opcodes[] = {
+		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND, IBV_WR_SEND_WITH_IMM,
+		IBV_WR_LOCAL_INV, 0x12345678,
+	};
+	struct scribbler *s = arg;
+	struct rxe_send_wqe *w = s->w;
+	uint32_t r;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		r = rnd64(&s->rng) >> 32;
+		/*
+		 * Mostly the original and its inline twin, so that the WQE
+		 * often starts as one and is read again as the other.
+		 */
+		switch (r % 16) {
+		case 0 ... 2:
+			put32(&w->dma.length, 1 + (r >> 8) % s->max_inline);
+			put32(&w->wr.send_flags,
+			      w->wr.send_flags | IBV_SEND_INLINE);
+			break;
+		case 3:
+			put32(&w->dma.num_sge, r & 1 ? 0xffffffff : MAX_SGE + 1);
+			break;
+		case 4:
+			put32(&w->dma.sge[1].length, 0xffffffff);
+			break;
+		case 5:
+			put32(&w->dma.sge[1].length, 100);
+			break;
+		case 6:
+			put32(&w->dma.sge[0].lkey, s->orig->dma.sge[0].lkey ^
+						  0x5500);
+			break;
+		case 7:
+			put32(&w->wr.wr.rdma.rkey, s->orig->wr.wr.rdma.rkey ^
+						   0x5500);
+			break;
+		case 8:
+			put32(&w->wr.opcode,
+			      opcodes[(r >> 8) % ARRAY_SIZE(opcodes)]);
+			break;
+		case 9:
+			/* Signaled stays: a silent success would look like a hang. */
+			put32(&w->wr.send_flags,
+			      ((r >> 8) & 0x1f) | IBV_SEND_SIGNALED);
+			break;
+		default:
+			memcpy(w, s->orig, s->orig_len);
+			break;
+		}
+		__atomic_store_n(&s->writes, s->writes + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static int t_race(void)
+{
+	const struct conn c = { .timeout = 12, .retry_cnt = 3, .rnr_retry = 2,
+				.min_rnr_timer = 1 };
+	unsigned int it, good = 0, resets = 0, statuses[32] = { 0 };
+	struct rxe_send_wqe *w, *orig = NULL;
+	struct scribbler s;
+	uint64_t start = now_ms();
+	unsigned long writes = 0;
+	struct ibv_wc wc;
+	struct pair p;
+	int ret = KSFT_PASS, err, n;
+	uint32_t sp;
+
+	if (pair_create(&p, &c, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	orig = malloc(slot_bytes(&p.a.sq));
+	if (!orig)
+		FAIL("out of memory");
+	for (it = 0; it < RACE_ITERS && now_ms() - start < RACE_MS; it++) {
+		memcpy(src_at(0), ref, RACE_LEN);
+		memset(dst_at(0), SENTINEL, RACE_LEN + 4096);
+		sp = ld(prod_of(&p.a.sq));
+		/* 128 KiB in two SGEs of 64 KiB: two send windows' worth. */
+		w = wqe_write(&p.a, sp, 0x700 + it, 0, RACE_LEN);
+		w->dma.num_sge = 2;
+		w->dma.sge[0].length = RACE_LEN / 2;
+		w->dma.sge[1] = w->dma.sge[0];
+		w->dma.sge[1].addr += RACE_LEN / 2;
+		memcpy(orig, w, slot_bytes(&p.a.sq));
+		st(prod_of(&p.a.sq), (sp + 1) & p.a.sq.mask);
+
+		memset(&s, 0, sizeof(s));
+		s.w = w;
+		s.orig = orig;
+		s.orig_len = sizeof(*w) + 2 * sizeof(struct rxe_sge);
+		s.max_inline = p.a.cap.max_inline_data;
+		s.rng = rng_state + it;
+		if (pthread_create(&s.thread, NULL, scribble, &s))
+			FAIL("pthread_create");
+		err = scribbler_running(&s.writes) ? doorbell(p.a.qp) :
+						     ETIMEDOUT;
+		n = err ? 0 : wait_wcs(p.a.cq, &wc, 1);
+		__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(s.thread, NULL);
+		writes += s.writes;
+		if (err)
+			FAIL("iteration %u: doorbell: %s", it, strerror(err));
+		if (n != 1)
+			FAIL("iteration %u: no completion within %u ms", it,
+			     wait_ms);
+		if (wc.wr_id != 0x700 + it)
+			FAIL("iteration %u: completion (%s) for wr_id %#llx", it,
+			     wc_str(wc.status), (unsigned long long)wc.wr_id);
+		statuses[wc.status & 31]++;
+		if (foreign_bytes(p.a.cap.max_inline_data, RACE_LEN + 4096))
+			FAIL("iteration %u: the kernel sent bytes the WQE never pointed to (completion %s)",
+			     it, wc_str(wc.status));
+		if (wc.status == IBV_WC_SUCCESS)
+			good++;
+		if (wc.status != IBV_WC_SUCCESS ||
+		    qp_state(p.a.qp) != IBV_QPS_RTS ||
+		    qp_state(p.b.qp) != IBV_QPS_RTS) {
+			if (pair_reset(&p))
+				FAIL("iteration %u: reset", it);
+			resets++;
+		}
+		cq_drain(p.b.cq);
+	}
+	note("%u iterations, %lu rewrites, %u successful, %u resets", it,
+	     writes, good, resets);
+	for (n = 0; n < 32; n++)
+		if (statuses[n])
+			note("  %u x %s", statuses[n], wc_str(n));
+	/* The pair, reset, still moves data. */
+	if (pair_reset(&p))
+		FAIL("reset");
+	memcpy(src_at(0), ref, RACE_LEN);
+	memset(dst_at(0), SENTINEL, RACE_LEN);
+	if (lib_send(&p.a, IBV_WR_RDMA_WRITE, 0x7ff, 0, RACE_LEN) ||
+	    !expect_wc(p.a.cq, 0x7ff, IBV_WC_SUCCESS, NULL) ||
+	    !dst_equals_src(0, RACE_LEN))
+		FAIL("the pair does not work after the race");
+out:
+	free(orig);
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* --- afterwards: a fresh pair is byte-exact ------------------------------------------ */
+
+static int t_fresh(void)
+{
+	static const uint32_t sizes[] = { 0, 1, 1000, 1024, 4097, 70001,
+					  200000 };
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	struct pair p;
+	unsigned int i;
+	int ret = KSFT_PASS;
+
+	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
+		return KSFT_FAIL;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint32_t len = sizes[i];
+
+		regions_reset();
+		if (lib_recv(&p.b, 0x800 + i, 0, REGION) ||
+		    lib_send(&p.a, IBV_WR_SEND, 0x900 + i, 0, len) ||
+		    !expect_wc(p.a.cq, 0x900 + i, IBV_WC_SUCCESS, NULL) ||
+		    !expect_wc(p.b.cq, 0x800 + i, IBV_WC_SUCCESS, &wc) ||
+		    wc.byte_len != len || !dst_equals_src(0, len) ||
+		    !all_sentinel(len, 4096))
+			FAIL("SEND of %u bytes", len);
+
+		regions_reset();
+		if (lib_send(&p.a, IBV_WR_RDMA_WRITE, 0xa00 + i, 0, len) ||
+		    !expect_wc(p.a.cq, 0xa00 + i, IBV_WC_SUCCESS, NULL) ||
+		    !dst_equals_src(0, len) || !all_sentinel(len, 4096))
+			FAIL("RDMA WRITE of %u bytes", len);
+
+		/* READ: DST of B (holding SRC's bytes) into A's SRC+512K. */
+		memset(src_at(512 * 1024), SENTINEL, len + 4096);
+		sge.addr = (uintptr_t)src_at(512 * 1024);
+		sge.length = len;
+		sge.lkey = mr->lkey;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 0xb00 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = (uintptr_t)dst_at(0);
+		wr.wr.rdma.rkey = mr->rkey;
+		if (ibv_post_send(p.a.qp, &wr, &bad) ||
+		    !expect_wc(p.a.cq, 0xb00 + i, IBV_WC_SUCCESS, NULL) ||
+		    memcmp(src_at(512 * 1024), ref, len))
+			FAIL("RDMA READ of %u bytes", len);
+	}
+out:
+	if (pair_destroy(&p))
+		ret = KSFT_FAIL;
+	return ret;
+}
+
+/* ===================================================================== */
+
+static const struct test_case {
+	const char *name;
+	int (*fn)(void);
+} cases[] = {
+	{ "doorbell_refused_before_rts", t_doorbell_state },
+	{ "garbage_wqes_fill_ring", t_garbage },
+	{ "num_sge_huge", t_num_sge },
+	{ "sge_lengths_past_4g", t_sge_len },
+	{ "inline_beyond_max_inline", t_inline },
+	{ "bad_lkey", t_lkey },
+	{ "bad_rkey", t_rkey },
+	{ "bad_rkey_longer_than_send_window", t_rkey_long },
+	{ "opcode_out_of_range", t_opcode },
+	{ "ud_bad_wqes", t_ud },
+	{ "sq_producer_out_of_range", t_sq_prod },
+	{ "sq_consumer_overwritten", t_sq_cons },
+	{ "cq_consumer_overwritten", t_cq_cons },
+	{ "recv_wqe_garbage", t_rq_garbage },
+	{ "recv_sge_lengths_past_4g", t_rq_len },
+	{ "rq_indices_overwritten", t_rq_idx },
+	{ "partial_wqe_rewritten_shorter", t_resume_shorter },
+	{ "partial_wqe_rewritten_inline", t_resume_inline },
+	{ "wqe_scribbled_while_sent", t_race },
+	{ "fresh_pair_byte_exact", t_fresh },
+};
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			c = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return c;
+}
+
+static bool selected(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return true;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	unsigned int i, n = 0;
+	int opt, ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "d:g:s:t:c:l")) != -1) {
+		switch (opt) {
+		case 'd':
+			dev_name = optarg;
+			break;
+		case 'g':
+			gid_index = atoi(optarg);
+			break;
+		case 's':
+			rng_state = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			wait_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			only = optarg;
+			break;
+		case 'l':
+			for (i = 0; i < ARRAY_SIZE(cases); i++)
+				printf("%s\n", cases[i].name);
+			return 0;
+		default:
+			return 1;
+		}
+	}
+	if (!dev_name || gid_index < 0) {
+		fprintf(stderr, "usage: %s -d DEV -g GID_INDEX [-s SEED] [-t WAIT_MS] [-c CASE,...] | -l\n",
+			argv[0]);
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		n += selected(only, cases[i].name);
+
+	ksft_print_header();
+	ctx = open_dev(dev_name);
+	if (!ctx)
+		ksft_exit_skip("device %s not found\n", dev_name);
+	ksft_set_plan(n);
+	pd = ibv_alloc_pd(ctx);
+	buf = aligned_alloc(4096, BUF_SIZE);
+	ref = malloc(REGION);
+	if (!pd || !buf || !ref)
+		ksft_exit_fail_msg("resources: %s\n", strerror(errno));
+	mr = ibv_reg_mr(pd, buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr || ibv_query_gid(ctx, 1, gid_index, &gid))
+		ksft_exit_fail_msg("MR or GID: %s\n", strerror(errno));
+	/* Source bytes are never 0 or the sentinel. */
+	for (i = 0; i < REGION; i++)
+		ref[i] = 1 + rnd() % (SENTINEL - 1);
+	memset(buf, 0, BUF_SIZE);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t t0 = now_ms();
+
+		if (!selected(only, cases[i].name))
+			continue;
+		cur_case = cases[i].name;
+		ret = cases[i].fn();
+		note("%llu ms", (unsigned long long)(now_ms() - t0));
+		if (ret == KSFT_PASS)
+			ksft_test_result_pass("%s\n", cur_case);
+		else if (ret == KSFT_SKIP)
+			ksft_test_result_skip("%s\n", cur_case);
+		else
+			ksft_test_result_fail("%s\n", cur_case);
+	}
+	cur_case = "teardown";
+	async_drain();
+	if (ibv_dereg_mr(mr) || ibv_dealloc_pd(pd) || ibv_close_device(ctx))
+		ksft_exit_fail_msg("teardown failed\n");
+	free(buf);
+	free(ref);
+	ksft_finished();
+	return 0;
+}
