@@ -522,8 +522,10 @@ int sroce_write_recv_wqe(struct sroce_ring_hdr *ring, u32 *prod, u32 mask,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
+	bool flush;
 	int err = 0;
 
 	/* User QPs post into their ring; QPs with an SRQ have no ring. */
@@ -542,7 +544,15 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		if (!err)
 			wr = wr->next;
 	}
+	flush = qp->state == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	/*
+	 * Receives posted in ERROR complete at once as flushed (ib_drain_rq
+	 * waits for that); the send doorbell makes the firmware flush both
+	 * rings.
+	 */
+	if (flush)
+		sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
 	if (err)
 		*bad_wr = wr;
 	return err;

@@ -19,7 +19,7 @@ packages=(
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs iproute2 iperf3 procps
-	ethtool tshark
+	ethtool tshark nvme-cli fio
 )
 backports=(linux-image-amd64 linux-headers-amd64)
 

@@ -181,6 +181,9 @@ struct sroce_fw_sched {
  * @rwqe: private copy of the receive WQE being consumed
  * @sq_next: RC/UC: first send WQE not completely sent
  * @sq_next_off: RC/UC: bytes of it already sent
+ * @sq_high: RC/UC: first send WQE never processed; after a go-back-N
+ *	     rewind, sq_next is behind it and local operations already
+ *	     executed are not executed again
  * @track: RC/UC: per send slot, what completion needs
  * @rnr_timer: RC: resends after an RNR NAK's delay
  * @rnr_left: RC: RNR retries left (7: unlimited)
@@ -233,6 +236,7 @@ struct sroce_fw_qp {
 	struct rxe_recv_wqe *rwqe;
 	u32 sq_next;
 	u32 sq_next_off;
+	u32 sq_high;
 	struct sroce_fw_sq_track *track;
 	struct timer_list rnr_timer;
 	u8 rnr_left;

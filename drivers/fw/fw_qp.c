@@ -290,6 +290,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->sq_cons = 0;
 	qp->sq_next = 0;
 	qp->sq_next_off = 0;
+	qp->sq_high = 0;
 	qp->rq_cons = 0;
 	qp->in_msg = false;
 	qp->rwqe_valid = false;

@@ -100,15 +100,24 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  * slot free (librxe checks for room before it writes). Caller holds
  * qp->lock.
  */
+/* Move on to the next send WQE; the high mark follows at the frontier. */
+static void sroce_fw_sq_next_advance(struct sroce_fw_qp *qp)
+{
+	bool frontier = qp->sq_next == qp->sq_high;
+
+	qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
+	qp->sq_next_off = 0;
+	if (frontier)
+		qp->sq_high = qp->sq_next;
+}
+
 static void sroce_fw_sq_pop(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *wqe)
 {
 	struct sroce_fw_sq_track t = *wqe;
 
-	if (qp->sq_cons == qp->sq_next) {
-		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
-		qp->sq_next_off = 0;
-	}
+	if (qp->sq_cons == qp->sq_next)
+		sroce_fw_sq_next_advance(qp);
 	qp->sq_cons = sroce_ring_next(qp->sq_cons, qp->sq_mask);
 	/* Release: the slot is the producer's again, before the CQE shows. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
@@ -126,7 +135,7 @@ void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
 	/* Local operations behind it were done already: they follow. */
-	while (status == IB_WC_SUCCESS && qp->sq_cons != qp->sq_next &&
+	while (status == IB_WC_SUCCESS && qp->sq_cons != qp->sq_high &&
 	       qp->track[qp->sq_cons].local)
 		sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
 }
@@ -351,6 +360,7 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		t->last_psn = sroce_psn_add(qp->next_psn, npkts - 1);
 		t->length = len;
 		t->opcode = wqe->wr.opcode;
+		t->local = false;
 		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
 			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
 	}
@@ -413,6 +423,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		t->first_psn = qp->next_psn;
 		t->length = len;
 		t->opcode = wqe->wr.opcode;
+		t->local = false;
 		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
 			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
 	}
@@ -470,7 +481,7 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
 	while (qp->sq_cons != prod) {
 		/* Sent WQEs are known; for the others the copy has the id. */
-		if (qp->sq_cons != qp->sq_next &&
+		if (qp->sq_cons != qp->sq_high &&
 		    (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)) {
 			t = qp->track[qp->sq_cons];
 		} else {
@@ -483,6 +494,7 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	}
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = 0;
+	qp->sq_high = qp->sq_cons;
 
 	/* SRQ WQEs belong to the SRQ, not to this QP: they stay. */
 	if (!qp->rq)
@@ -598,6 +610,14 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 			more = true;
 			break;
 		}
+		/* Sent again after a rewind: local operations stay done. */
+		if (qp->sq_next != qp->sq_high && qp->track[qp->sq_next].local) {
+			if (qp->sq_cons == qp->sq_next)
+				sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
+			else
+				sroce_fw_sq_next_advance(qp);
+			continue;
+		}
 		if (sroce_fw_fetch_swqe(qp, qp->sq_next) ||
 		    sroce_fw_swqe_length(qp, &len)) {
 			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
@@ -640,8 +660,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 				continue;
 			}
 		}
-		qp->sq_next = sroce_ring_next(qp->sq_next, qp->sq_mask);
-		qp->sq_next_off = 0;
+		sroce_fw_sq_next_advance(qp);
 		/* RC completes on acknowledgment; UD and UC once sent. */
 		if (qp->type != SROCE_QPT_RC) {
 			qp->sq_cons = qp->sq_next;

@@ -1,0 +1,190 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# A kernel ULP over sroce on both sides: an NVMe over RDMA target (nvmet-rdma,
+# backed by a file) and the host (nvme-rdma, nvme-cli) on one sroce device.
+# nvmet and nvme-rdma create their RDMA CM IDs in the initial network
+# namespace, and RDMA CM resolves an address of the machine itself to the
+# device that owns it, so both ends share the device (loopback through the
+# packet engine, as between two machines: UDP/IP out and back in).
+#
+# This drives fast registration (IB_WR_REG_MR, local invalidate, SEND with
+# invalidate from the target), kernel CQs and QPs and RDMA CM. fio writes and
+# verifies data through the block device, then the host disconnects and
+# everything is torn down; the kernel log must stay clean.
+source "$(dirname "$0")/lib.sh"
+
+NQN=nqn.2026-11.dev.sroce:selftest
+TGT_ADDR=10.94.0.1
+PORT=4420
+CFG=/sys/kernel/config/nvmet
+IMG_MB=64
+
+require_sroce
+for tool in nvme fio; do
+	command -v $tool >/dev/null || ktap_skip_all "$tool not installed"
+done
+for mod in nvmet nvmet_rdma nvme_rdma; do
+	modprobe $mod 2>/dev/null || ktap_skip_all "module $mod not available"
+done
+mountpoint -q /sys/kernel/config ||
+	mount -t configfs none /sys/kernel/config ||
+	ktap_skip_all "configfs not mountable"
+
+ktap_plan 9
+
+work=$(mktemp -d)
+on_exit "rm -rf $work"
+
+veth_pair nvt0 nvh0
+ip addr add $TGT_ADDR/24 dev nvt0
+link_add sroce_nv nvt0
+
+# --- target ---------------------------------------------------------------
+truncate -s ${IMG_MB}M "$work/ns1.img"
+mkdir "$CFG/subsystems/$NQN"
+on_exit "rmdir $CFG/subsystems/$NQN"
+echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host"
+mkdir "$CFG/subsystems/$NQN/namespaces/1"
+on_exit "rmdir $CFG/subsystems/$NQN/namespaces/1"
+echo "$work/ns1.img" >"$CFG/subsystems/$NQN/namespaces/1/device_path"
+# The image is on tmpfs, which has no O_DIRECT.
+echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io"
+echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable"
+on_exit "echo 0 > $CFG/subsystems/$NQN/namespaces/1/enable"
+
+port_dir=$CFG/ports/94
+mkdir "$port_dir"
+on_exit "rmdir $port_dir"
+echo rdma >"$port_dir/addr_trtype"
+echo ipv4 >"$port_dir/addr_adrfam"
+echo $TGT_ADDR >"$port_dir/addr_traddr"
+echo $PORT >"$port_dir/addr_trsvcid"
+if ln -s "$CFG/subsystems/$NQN" "$port_dir/subsystems/$NQN"; then
+	on_exit "rm -f $port_dir/subsystems/$NQN"
+	ktap_pass target_listens
+else
+	ktap_fail target_listens "nvmet-rdma refused port $TGT_ADDR:$PORT"
+	ktap_finish
+fi
+
+# --- host -----------------------------------------------------------------
+ctrl_of_nqn() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		[ "$(cat "$c/subsysnqn")" = "$NQN" ] && basename "$c" && return 0
+	done
+	return 1
+}
+
+hostnqn=$(nvme gen-hostnqn)
+if timeout 60 nvme connect -t rdma -a $TGT_ADDR -s $PORT -n $NQN \
+	-q "$hostnqn" >"$work/connect.log" 2>&1; then
+	on_exit "nvme disconnect -n $NQN"
+	ktap_pass host_connects
+else
+	ktap_fail host_connects "$(tr '\n' ' ' <"$work/connect.log")"
+	ktap_finish
+fi
+
+# The namespace's block device (sysfs name): its device link leads to the
+# controller (or, with native multipath, the subsystem), both of which name
+# the NQN.
+ns_name() {
+	local b
+	for b in /sys/block/nvme*n*; do
+		# Multipath path devices (nvmeXcYnZ) take no I/O: the head does.
+		case ${b##*/} in nvme*c*n*) continue ;; esac
+		[ -e "$b/dev" ] && [ -e "$b/device/subsysnqn" ] || continue
+		[ "$(cat "$b/device/subsysnqn")" = "$NQN" ] || continue
+		[ "$(cat "$b/size")" -gt 0 ] || continue
+		echo "${b##*/}"
+		return 0
+	done
+	return 1
+}
+
+have_ns() {
+	ns_name >/dev/null
+}
+
+if wait_until 30 have_ns; then
+	# Our own node: nothing creates /dev entries in the test guest.
+	name=$(ns_name)
+	dev=$work/$name
+	if mknod "$dev" b $(tr ':' ' ' <"/sys/block/$name/dev"); then
+		ktap_pass namespace_appears
+	else
+		ktap_fail namespace_appears "mknod for $name failed"
+		ktap_finish
+	fi
+else
+	ktap_fail namespace_appears "no block device for $NQN"
+	ktap_finish
+fi
+ktap_diag "block device $name, $(cat "/sys/block/$name/size") sectors"
+
+# Kernel RC QPs of both ends: the admin queue and one I/O queue per CPU,
+# twice (host and target).
+rc_qps() {
+	rdma resource show qp link sroce_nv/1 2>/dev/null | grep -c RC
+}
+nqps=$(rc_qps)
+if [ "$nqps" -ge 4 ]; then
+	ktap_pass kernel_rc_qps_on_sroce
+else
+	ktap_fail kernel_rc_qps_on_sroce "$nqps RC QPs on sroce_nv"
+fi
+mrs_before=$(rdma resource show mr 2>/dev/null | grep -c sroce_nv)
+
+# --- data -----------------------------------------------------------------
+# Direct I/O of many sizes with a checksum in every block, written then read
+# back and verified; the first write leaves a pattern the dd check re-reads.
+if timeout 300 fio --name=sroce-verify --filename="$dev" --direct=1 \
+	--ioengine=libaio --iodepth=8 --rw=randwrite --bsrange=4k-128k --blockalign=4k \
+	--size=16M --verify=crc32c --verify_fatal=1 --do_verify=1 \
+	--randseed=94 --output="$work/fio.log" >/dev/null 2>&1; then
+	ktap_pass fio_randwrite_verify
+else
+	ktap_fail fio_randwrite_verify "$(grep -iE 'err|verify' "$work/fio.log" | head -n 3 | tr '\n' ' ')"
+fi
+
+head -c 4194304 /dev/urandom >"$work/pattern"
+if dd if="$work/pattern" of="$dev" bs=64k seek=512 oflag=direct \
+	status=none &&
+	dd if="$dev" of="$work/readback" bs=64k skip=512 count=64 \
+		iflag=direct status=none &&
+	cmp -s "$work/pattern" "$work/readback"; then
+	ktap_pass dd_roundtrip_byte_exact
+else
+	ktap_fail dd_roundtrip_byte_exact "4 MiB read back differs"
+fi
+
+# The target's file holds what the host wrote: the data crossed the wire.
+if cmp -s "$work/pattern" <(dd if="$work/ns1.img" bs=64k skip=512 count=64 \
+	status=none); then
+	ktap_pass target_file_has_data
+else
+	ktap_fail target_file_has_data "backing file differs from what was written"
+fi
+
+# --- teardown -------------------------------------------------------------
+ctrl_gone() {
+	! ctrl_of_nqn >/dev/null
+}
+
+nvme disconnect -n $NQN >"$work/disconnect.log" 2>&1
+if wait_until 30 ctrl_gone; then
+	ktap_pass host_disconnects
+else
+	ktap_fail host_disconnects "controller still present"
+fi
+
+qps_gone() {
+	[ "$(rc_qps)" = 0 ]
+}
+ktap_check host_qps_released wait_until 30 qps_gone
+ktap_diag "MRs while connected: $mrs_before"
+
+ktap_finish

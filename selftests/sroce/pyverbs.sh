@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# rdma-core's pyverbs test suite, as Debian's python3-pyverbs ships it,
+# passes on sroce everywhere it passes on rdma_rxe: the suite runs against
+# an sroce device, then sroce is unloaded and the same suite runs against
+# rdma_rxe on the same kernel and netdev, and every test that passed on
+# rdma_rxe must have passed on sroce. Reports the pass/fail/error/skip
+# counts of both runs. Leaves sroce loaded as it found it and rdma_rxe
+# unloaded.
+. "$(dirname "$0")/lib.sh"
+
+suite_src=/usr/share/doc/rdma-core/tests
+suite_timeout=120
+ipv4=10.89.0.1
+# the last two groups of ::ffff:10.89.0.1 as sysfs prints it
+v4hex=0a59:0001
+sdev=sroce_pyv
+rdev=rxe0
+
+require_sroce
+command -v python3 >/dev/null || ktap_skip_all "python3 missing"
+python3 -c 'import pyverbs.device' 2>/dev/null ||
+	ktap_skip_all "python3-pyverbs missing"
+[ -e "$suite_src/run_tests.py" ] ||
+	ktap_skip_all "pyverbs test suite missing ($suite_src)"
+modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "kernel has no rdma_rxe"
+[ -n "${SROCE_KO:-}" ] || modinfo sroce >/dev/null 2>&1 ||
+	ktap_skip_all "needs SROCE_KO to reload sroce"
+ktap_plan 4
+
+# Whatever happens, end with sroce loaded the way it was (insmod $SROCE_KO,
+# else modprobe) and rdma_rxe gone.
+on_exit "sroce_ensure_loaded"
+on_exit "rmmod rdma_rxe"
+
+tmp=$(mktemp -d) || ktap_skip_all "mktemp failed"
+on_exit "rm -rf $tmp"
+cp -r "$suite_src" "$tmp/" && gunzip -f "$tmp"/tests/*.gz ||
+	ktap_skip_all "cannot unpack the pyverbs suite"
+
+veth_pair pyv0 pyv1 || ktap_skip_all "cannot create veth"
+ip addr add $ipv4/24 dev pyv0 || ktap_skip_all "cannot add $ipv4"
+
+# v2_gid_index DEV: index of DEV's RoCE v2 GID for $ipv4 (what gid_v4 in
+# lib.sh finds, with one grep instead of a fork per table entry)
+v2_gid_index() {
+	local port=/sys/class/infiniband/$1/ports/1 f type
+	for f in $(grep -l "ffff:$v4hex\$" "$port"/gids/* 2>/dev/null); do
+		read -r type 2>/dev/null < "$port/gid_attrs/types/${f##*/}" ||
+			continue
+		[ "$type" = "RoCE v2" ] && echo "${f##*/}" && return 0
+	done
+	return 1
+}
+
+# parse_results LOG: one line per test, sorted: NAME STATUS [SKIP REASON]
+# with NAME like test_addr.AHTest.test_create_ah and STATUS one of pass,
+# fail, error, skip. unittest -v writes "name (id)", on the same line or,
+# for a test with a docstring, on the next one " ... RESULT".
+parse_results() {
+	awk '
+	function record(res,    st, why) {
+		why = ""
+		if (res == "ok")
+			st = "pass"
+		else if (res == "FAIL" || res == "unexpected success")
+			st = "fail"
+		else if (res == "ERROR")
+			st = "error"
+		else {
+			st = "skip"
+			why = res
+			sub(/^skipped /, "", why)
+			gsub(/\047/, "", why)
+		}
+		if (why == "")
+			print name, st
+		else
+			print name, st, why
+		name = ""
+	}
+	/^(==========+|----------+)$/ { exit }
+	/^test[A-Za-z0-9_]* \([A-Za-z0-9_.]+\)/ {
+		p = index($0, "(")
+		q = index($0, ")")
+		short = substr($0, 1, p - 2)
+		name = substr($0, p + 1, q - p - 1)
+		if (name !~ ("\\." short "$"))
+			name = name "." short
+		sub(/^tests\./, "", name)
+	}
+	name != "" &&
+	match($0, /(^|\.\.\. )(ok|FAIL|ERROR|skipped .*|expected failure|unexpected success)$/) {
+		res = substr($0, RSTART, RLENGTH)
+		sub(/^\.\.\. /, "", res)
+		record(res)
+	}' "$1" | sort
+}
+
+# counts TAG: "P pass, F fail, E error, S skip" of $tmp/TAG.res
+counts() {
+	awk '{ n[$2]++ }
+	END { printf "%d pass, %d fail, %d error, %d skip\n",
+		n["pass"], n["fail"], n["error"], n["skip"] }' "$tmp/$1.res"
+}
+
+# run_suite TAG DEV: run the suite against DEV's IPv4 RoCE v2 GID; the
+# unittest log goes to $tmp/TAG.log, the results to $tmp/TAG.res. Reports
+# TAG_suite_ran.
+run_suite() {
+	local tag=$1 dev=$2 gid status t0 ran parsed
+	: > "$tmp/$tag.res"
+	if ! wait_until 10 v2_gid_index "$dev" >/dev/null; then
+		ktap_fail "${tag}_suite_ran" "$dev has no RoCE v2 GID for $ipv4"
+		return 1
+	fi
+	gid=$(v2_gid_index "$dev")
+	t0=$(now_ms)
+	# unittest reports on stderr; the tests' own prints go to stdout and
+	# are kept apart so that they cannot split a result line.
+	(cd "$tmp" && timeout -k 5 $suite_timeout python3 tests/run_tests.py \
+		--dev "$dev" --gid "$gid" -v \
+		> "$tmp/$tag.stdout" 2> "$tmp/$tag.log")
+	status=$?
+	ktap_diag "$tag: $dev GID $gid, suite exit $status after $(( ($(now_ms) - t0) / 1000 )) s"
+	parse_results "$tmp/$tag.log" > "$tmp/$tag.res"
+	ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$tmp/$tag.log")
+	parsed=$(wc -l < "$tmp/$tag.res")
+	if [ -n "${SROCE_OUT:-}" ] && [ -w "$SROCE_OUT" ]; then
+		cp "$tmp/$tag.res" "$SROCE_OUT/pyverbs-$tag.txt"
+		cp "$tmp/$tag.log" "$SROCE_OUT/pyverbs-$tag.log"
+	fi
+	# 0: all passed, 1: some failed; anything else (timeout, crash) means
+	# the suite did not finish.
+	if [ $status -gt 1 ] || [ -z "$ran" ] || [ "$ran" -eq 0 ]; then
+		ktap_fail "${tag}_suite_ran" "exit $status, ran '${ran}': $(tail -n 5 "$tmp/$tag.log")"
+		return 1
+	fi
+	if [ "$parsed" -ne "$ran" ]; then
+		ktap_fail "${tag}_suite_ran" "unittest ran $ran tests, $parsed results parsed"
+		return 1
+	fi
+	ktap_diag "$tag: $ran tests: $(counts "$tag")"
+	ktap_pass "${tag}_suite_ran"
+}
+
+# traceback TAG NAME: the failure report of test NAME in $tmp/TAG.log
+traceback() {
+	awk -v id="(tests.$2)" '
+	/^(ERROR|FAIL): / && index($0, id) { on = 1; print; next }
+	on && /^(==========+|----------+)$/ { if (++rules > 1) exit; next }
+	on && NF { print }' "$tmp/$1.log" | head -n 40
+}
+
+# --- sroce ---
+sroce_ok=0
+if link_add $sdev pyv0; then
+	run_suite sroce $sdev && sroce_ok=1
+else
+	ktap_fail "sroce_suite_ran" "rdma link add $sdev failed"
+fi
+
+# --- rdma_rxe on the same netdev, sroce unloaded ---
+rxe_ok=0
+rdma link del $sdev 2>/dev/null
+if ! rmmod sroce; then
+	ktap_fail "rxe_suite_ran" "cannot unload sroce"
+elif ! modprobe rdma_rxe; then
+	ktap_fail "rxe_suite_ran" "cannot load rdma_rxe"
+elif ! rdma link add $rdev type rxe netdev pyv0; then
+	ktap_fail "rxe_suite_ran" "rdma link add $rdev failed"
+else
+	on_exit "rdma link del $rdev"
+	run_suite rxe $rdev && rxe_ok=1
+fi
+
+# --- back to sroce, loaded as before ---
+rdma link del $rdev 2>/dev/null
+[ -d /sys/module/rdma_rxe ] && rmmod rdma_rxe
+ktap_check "sroce_reloaded" sroce_ensure_loaded
+
+# --- compare ---
+if [ $sroce_ok -eq 1 ] && [ $rxe_ok -eq 1 ]; then
+	for r in sroce rxe; do
+		awk '$2 == "pass" { print $1 }' "$tmp/$r.res" |
+			LC_ALL=C sort > "$tmp/$r.pass"
+	done
+	missing=$(LC_ALL=C comm -13 "$tmp/sroce.pass" "$tmp/rxe.pass" | tr '\n' ' ')
+	extra=$(LC_ALL=C comm -23 "$tmp/sroce.pass" "$tmp/rxe.pass" | tr '\n' ' ')
+	missing=${missing% }
+	extra=${extra% }
+	ktap_diag "sroce: $(counts sroce); rxe: $(counts rxe)"
+	ktap_diag "pass on sroce, not on rxe: ${extra:-none}"
+	if [ -z "$missing" ]; then
+		ktap_pass "sroce_passes_superset_of_rxe"
+	else
+		for t in $missing; do
+			ktap_diag "$t on sroce: $(awk -v t="$t" '$1 == t { sub(/^[^ ]* /, ""); print }' "$tmp/sroce.res")"
+			traceback sroce "$t" | sed 's/^/#   /'
+		done
+		ktap_fail "sroce_passes_superset_of_rxe" \
+			"pass on rxe, not on sroce: $missing"
+	fi
+else
+	ktap_fail "sroce_passes_superset_of_rxe" "a suite run did not complete"
+fi
+
+ktap_finish
