@@ -332,6 +332,7 @@ struct sroce_fw_ah {
  * struct sroce_fw_path - where and how a packet is sent
  * @sgid: source address (IPv4-mapped for IPv4)
  * @dgid: destination address
+ * @dmac: next-hop MAC address (RoCE v1 frames are sent to it)
  * @vlan_id: VLAN of the source GID, SROCE_VLAN_NONE when untagged
  * @net_type: enum sroce_net_type
  * @traffic_class: IP TOS / traffic class byte (DSCP and ECN)
@@ -343,6 +344,7 @@ struct sroce_fw_ah {
 struct sroce_fw_path {
 	u8 sgid[SROCE_GID_LEN];
 	u8 dgid[SROCE_GID_LEN];
+	u8 dmac[ETH_ALEN];
 	u16 vlan_id;
 	u8 net_type;
 	u8 traffic_class;

@@ -53,14 +53,16 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 	bool ipv4;
 	int err = 0;
 
-	if (av->sgid_index >= SROCE_FW_GID_TABLE_LEN ||
-	    av->net_type == SROCE_NET_ROCE_V1)
+	if (av->sgid_index >= SROCE_FW_GID_TABLE_LEN)
 		return -EINVAL;
 	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[av->sgid_index];
 	ipv4 = av->net_type == SROCE_NET_IPV4;
-	if (!e->valid || e->type != SROCE_GID_ROCE_V2 ||
-	    sroce_gid_is_v4mapped(e->gid) != ipv4) {
+	if (!e->valid ||
+	    (av->net_type == SROCE_NET_ROCE_V1 ?
+	     e->type != SROCE_GID_ROCE_V1 :
+	     (e->type != SROCE_GID_ROCE_V2 ||
+	      sroce_gid_is_v4mapped(e->gid) != ipv4))) {
 		err = -EINVAL;
 	} else {
 		memcpy(path->sgid, e->gid, SROCE_GID_LEN);
@@ -71,6 +73,7 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 		return err;
 
 	memcpy(path->dgid, av->dgid, SROCE_GID_LEN);
+	memcpy(path->dmac, av->dmac, ETH_ALEN);
 	path->net_type = av->net_type;
 	path->traffic_class = av->traffic_class;
 	path->hop_limit = av->hop_limit ? av->hop_limit : 64;

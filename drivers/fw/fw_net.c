@@ -16,9 +16,15 @@
  * Transmit builds the IP and UDP headers itself, routes in the netdev's
  * namespace and hands the packet to ip_local_out()/ip6_local_out(), so
  * qdiscs, netfilter and tc see RoCE traffic like any other.
+ *
+ * RoCE v1 is Ethernet frames of type 0x8915 carrying a GRH: sent with
+ * dev_queue_xmit() to the MAC address of the path (frames to the device's
+ * own address are received again through netif_rx()), received by a
+ * packet handler on the netdev the GID lives on or a VLAN of it.
  */
 #include <linux/atomic.h>
 #include <linux/crc32.h>
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -135,6 +141,74 @@ malformed:
 drop:
 	kfree_skb(skb);
 }
+
+/* Whether a RoCE v1 frame came in on @fw's netdev or a VLAN of it. */
+static bool sroce_fw_v1_ingress_ok(const struct sroce_fw_dev *fw,
+				   const struct net_device *dev)
+{
+	if (is_vlan_dev(dev))
+		dev = vlan_dev_real_dev(dev);
+	return dev == fw->ndev;
+}
+
+/* RoCE v1 (ethertype 0x8915): data starts at the GRH. */
+static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
+			  struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct sroce_fw_pkt pkt = {};
+	struct sroce_fw_dev *fw;
+	const struct ipv6hdr *grh;
+	unsigned int len;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (skb->pkt_type == PACKET_OTHERHOST || skb_linearize(skb))
+		goto drop;
+	if (skb->len < SROCE_GRH_LEN)
+		goto malformed;
+	skb_reset_network_header(skb);
+	grh = ipv6_hdr(skb);
+	len = ntohs(grh->payload_len);
+	/* Ethernet pads short frames: the GRH says where the packet ends. */
+	if (grh->version != 6 || grh->nexthdr != SROCE_GRH_NEXT_HDR ||
+	    len < 4 || len > skb->len - SROCE_GRH_LEN)
+		goto malformed;
+	pkt.skb = skb;
+	pkt.hdr = skb->data + SROCE_GRH_LEN;
+	pkt.len = len;
+	pkt.net_type = SROCE_NET_ROCE_V1;
+	memcpy(pkt.dgid, &grh->daddr, SROCE_GID_LEN);
+
+	rcu_read_lock();
+	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1);
+	if (!fw || !sroce_fw_v1_ingress_ok(fw, dev)) {
+		atomic64_inc(&sroce_fw_rx_no_device);
+	} else if (sroce_icrc_verify(skb->data, SROCE_GRH_LEN + len - 4,
+				     SROCE_L3_GRH)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
+	} else if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
+	} else {
+		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
+		sroce_fw_recv(fw, &pkt);
+		sroce_fw_sched_run(fw);
+	}
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return NET_RX_SUCCESS;
+
+malformed:
+	atomic64_inc(&sroce_fw_rx_unparsable);
+drop:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+static struct packet_type sroce_fw_v1_packet_type = {
+	.type = cpu_to_be16(SROCE_ROCE_V1_ETHERTYPE),
+	.func = sroce_fw_rx_v1,
+};
 
 static int sroce_fw_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
@@ -299,8 +373,43 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	return ip6_local_out(net, ns->sock6->sk, skb);
 }
 
+/* RoCE v1: GRH, then the Ethernet header, then out of the (VLAN) device. */
+static int sroce_fw_xmit_v1(struct sk_buff *skb,
+			    const struct sroce_fw_path *path,
+			    struct net_device *dev)
+{
+	unsigned int payload = skb->len;
+	struct ipv6hdr *grh;
+
+	grh = skb_push(skb, SROCE_GRH_LEN);
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(grh, path->traffic_class, cpu_to_be32(path->flow_label));
+	grh->payload_len = htons(payload);
+	grh->nexthdr = SROCE_GRH_NEXT_HDR;
+	grh->hop_limit = path->hop_limit;
+	memcpy(&grh->saddr, path->sgid, SROCE_GID_LEN);
+	memcpy(&grh->daddr, path->dgid, SROCE_GID_LEN);
+	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_GRH)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (dev_hard_header(skb, dev, SROCE_ROCE_V1_ETHERTYPE, path->dmac,
+			    dev->dev_addr, skb->len) < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb->dev = dev;
+	skb->protocol = htons(SROCE_ROCE_V1_ETHERTYPE);
+	/* A frame to ourselves: the wire would not bring it back. */
+	if (ether_addr_equal(path->dmac, dev->dev_addr)) {
+		skb->protocol = eth_type_trans(skb, dev);
+		return netif_rx(skb) == NET_RX_SUCCESS ? 0 : -ENOBUFS;
+	}
+	return dev_queue_xmit(skb);
+}
+
 /**
- * sroce_fw_xmit() - send one RoCE v2 packet
+ * sroce_fw_xmit() - send one RoCE packet
  * @fw: the function
  * @skb: transport headers, payload and pad, with 4 bytes reserved at the
  *	 tail for the ICRC and SROCE_FW_XMIT_HEADROOM of headroom
@@ -325,6 +434,13 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		err = -ENETUNREACH;
 		goto err_drop;
 	}
+	skb->priority = path->sl;
+	sroce_fw_count(fw, SROCE_STAT_TX_PKTS);
+	if (path->net_type == SROCE_NET_ROCE_V1) {
+		err = sroce_fw_xmit_v1(skb, path, dev);
+		rcu_read_unlock();
+		return net_xmit_eval(err);
+	}
 	net = dev_net(dev);
 
 	skb_push(skb, sizeof(*uh));
@@ -335,9 +451,7 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	uh->len = htons(skb->len);
 	/* Zero: the ICRC protects the payload; the sockets accept this. */
 	uh->check = 0;
-	skb->priority = path->sl;
 	skb->ignore_df = 1;
-	sroce_fw_count(fw, SROCE_STAT_TX_PKTS);
 
 	if (path->net_type == SROCE_NET_IPV4)
 		err = sroce_fw_xmit_v4(net, skb, path);
@@ -354,13 +468,20 @@ err_drop:
 
 /**
  * sroce_fw_net_init() - claim UDP port 4791 in every network namespace
+ * and the RoCE v1 ethertype
  *
  * Return: 0; -EADDRINUSE if another stack holds the port in the initial
  * namespace; another negative errno on failure.
  */
 int sroce_fw_net_init(void)
 {
-	return register_pernet_subsys(&sroce_fw_netns_ops);
+	int err;
+
+	err = register_pernet_subsys(&sroce_fw_netns_ops);
+	if (err)
+		return err;
+	dev_add_pack(&sroce_fw_v1_packet_type);
+	return 0;
 }
 
 /**
@@ -368,6 +489,8 @@ int sroce_fw_net_init(void)
  */
 void sroce_fw_net_exit(void)
 {
+	/* Waits until no packet is in the handler any more. */
+	dev_remove_pack(&sroce_fw_v1_packet_type);
 	unregister_pernet_subsys(&sroce_fw_netns_ops);
 	pr_debug("sroce_fw: rx dropped: %lld for no device, %lld unparsable\n",
 		 (long long)atomic64_read(&sroce_fw_rx_no_device),

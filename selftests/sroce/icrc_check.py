@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-"""Check the ICRC of every RoCE v2 packet in a pcap file.
+"""Check the ICRC of every RoCE v2 and RoCE v1 packet in a pcap file.
 
 usage: icrc_check.py FILE.pcap
 
 An oracle independent of the driver's C code: masks the variant fields
-(IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit, UDP
-checksum, BTH byte 4), prepends eight 0xff bytes, CRC-32 with zlib and
-compares with the 4 trailing bytes (least significant byte first).
+(IPv4 TOS/TTL/checksum, IPv6 or GRH traffic class/flow label/hop limit,
+UDP checksum, BTH byte 4), prepends eight 0xff bytes, CRC-32 with zlib and
+compares with the 4 trailing bytes (least significant byte first). RoCE v1
+is Ethernet type 0x8915 with a GRH (next header 0x1b) and no UDP.
 Prints a summary; exit status 1 if any packet is wrong or none was found.
 """
 import struct
@@ -32,13 +33,27 @@ def packets(path):
         off += 16 + incl
 
 
-def roce_v2(frame):
-    """Return (masked bytes for the CRC, stored ICRC) or None."""
+def mask_grh(pkt):
+    """Traffic class, flow label and hop limit of an IPv6 header or GRH."""
+    pkt[0] |= 0x0f                         # traffic class (low nibble)
+    pkt[1:4] = b"\xff\xff\xff"             # traffic class + flow label
+    pkt[7] = 0xff                          # hop limit
+
+
+def roce(frame):
+    """Return (version, masked bytes for the CRC, stored ICRC) or None."""
     etype = struct.unpack("!H", frame[12:14])[0]
     l3 = frame[14:]
     if etype == 0x8100:
         etype = struct.unpack("!H", frame[16:18])[0]
         l3 = frame[18:]
+    if etype == 0x8915:
+        if len(l3) < 56 or l3[0] >> 4 != 6 or l3[6] != 0x1b:
+            return None
+        pkt = bytearray(l3[:40 + struct.unpack("!H", l3[4:6])[0]])
+        mask_grh(pkt)
+        pkt[40 + 4] = 0xff                 # BTH byte 4 (FECN/BECN/resv)
+        return 1, bytes(pkt[:-4]), bytes(pkt[-4:])
     if etype == 0x0800 and l3[9] == 17:
         ihl = (l3[0] & 0xf) * 4
         total = struct.unpack("!H", l3[2:4])[0]
@@ -50,9 +65,7 @@ def roce_v2(frame):
     elif etype == 0x86dd and l3[6] == 17:
         total = 40 + struct.unpack("!H", l3[4:6])[0]
         pkt = bytearray(l3[:total])
-        pkt[0] |= 0x0f                     # traffic class (low nibble)
-        pkt[1:4] = b"\xff\xff\xff"         # traffic class + flow label
-        pkt[7] = 0xff                      # hop limit
+        mask_grh(pkt)
         udp = 40
     else:
         return None
@@ -60,23 +73,29 @@ def roce_v2(frame):
         return None
     pkt[udp + 6:udp + 8] = b"\xff\xff"     # UDP checksum
     pkt[udp + 8 + 4] = 0xff                # BTH byte 4 (FECN/BECN/resv)
-    return bytes(pkt[:-4]), bytes(pkt[-4:])
+    return 2, bytes(pkt[:-4]), bytes(pkt[-4:])
 
 
 def main():
-    good = bad = 0
+    good = {1: 0, 2: 0}
+    bad = 0
     for frame in packets(sys.argv[1]):
-        r = roce_v2(frame)
+        r = roce(frame)
         if r is None:
             continue
-        masked, stored = r
+        version, masked, stored = r
         crc = zlib.crc32(b"\xff" * 8 + masked) & 0xffffffff
         if struct.pack("<I", crc) == stored:
-            good += 1
+            good[version] += 1
         else:
             bad += 1
-    print(f"# icrc_check: {good} RoCE v2 packets with a valid ICRC, {bad} bad")
-    return 0 if good and not bad else 1
+    if good[1]:
+        print(f"# icrc_check: {good[2]} RoCE v2 and {good[1]} RoCE v1 "
+              f"packets with a valid ICRC, {bad} bad")
+    else:
+        print(f"# icrc_check: {good[2]} RoCE v2 packets with a valid ICRC, "
+              f"{bad} bad")
+    return 0 if (good[1] or good[2]) and not bad else 1
 
 
 if __name__ == "__main__":
