@@ -263,6 +263,13 @@ struct sroce_fw_qp {
 	struct rcu_head rcu;
 };
 
+/*
+ * RDMA ATOMIC WRITE (IBA 1.5): the uverbs work request and completion
+ * opcodes librxe uses; kernel 6.1's headers do not name them.
+ */
+#define SROCE_FW_WR_ATOMIC_WRITE	15
+#define SROCE_FW_WC_ATOMIC_WRITE	9
+
 /* Memory windows, in the region table next to enum sroce_mr_type. */
 #define SROCE_FW_MW_TYPE1	0x11
 #define SROCE_FW_MW_TYPE2	0x12
@@ -558,6 +565,7 @@ u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		     const struct rxe_send_wqe *wqe);
 void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+void sroce_fw_mr_store_u64(struct sroce_fw_mr *mr, u64 iova, u64 val);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,

@@ -406,6 +406,39 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 }
 
 /**
+ * sroce_fw_mr_store_u64() - write one naturally aligned 64-bit word at once
+ * @mr: the region, from sroce_fw_mr_lookup() for these 8 bytes
+ * @iova: address of the word (a multiple of 8: it is within one page)
+ * @val: the bytes to store, in memory order
+ *
+ * Context: under rcu_read_lock(); does not sleep.
+ */
+void sroce_fw_mr_store_u64(struct sroce_fw_mr *mr, u64 iova, u64 val)
+{
+	unsigned int shift;
+	u64 off;
+	void *va;
+
+	switch (mr->type) {
+	case SROCE_MR_DMA:
+		WRITE_ONCE(*(u64 *)(uintptr_t)iova, val);
+		return;
+	case SROCE_MR_FAST:
+		shift = READ_ONCE(mr->page_shift);
+		off = iova - mr->iova + (mr->iova & (BIT_ULL(shift) - 1));
+		va = (void *)(uintptr_t)(mr->fast_pages[off >> shift] +
+					 (off & (BIT_ULL(shift) - 1)));
+		WRITE_ONCE(*(u64 *)va, val);
+		return;
+	default:
+		off = iova - mr->iova + mr->page_offset;
+		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+		WRITE_ONCE(*(u64 *)(va + (off & ~PAGE_MASK)), val);
+		kunmap_local(va);
+	}
+}
+
+/**
  * sroce_fw_sge_copy() - copy between a buffer and a list of local SGEs
  * @fw: the function
  * @pdn: protection domain the keys must belong to

@@ -87,6 +87,9 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	case IB_WR_BIND_MW:
 		wc.opcode = IB_WC_BIND_MW;
 		break;
+	case SROCE_FW_WR_ATOMIC_WRITE:
+		wc.opcode = SROCE_FW_WC_ATOMIC_WRITE;
+		break;
 	default:
 		wc.opcode = IB_WC_SEND;
 		break;
@@ -158,6 +161,11 @@ static int sroce_fw_swqe_length(struct sroce_fw_qp *qp, u64 *len)
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	u32 i;
 
+	/* The word an ATOMIC WRITE stores travels in the WQE itself. */
+	if (wqe->wr.opcode == SROCE_FW_WR_ATOMIC_WRITE) {
+		*len = SROCE_ATOMIC_WRITE_LEN;
+		return 0;
+	}
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (wqe->dma.length > qp->max_inline)
 			return -EINVAL;
@@ -176,7 +184,8 @@ static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
+	    wqe->wr.opcode == SROCE_FW_WR_ATOMIC_WRITE) {
 		memcpy(dst, wqe->dma.inline_data + off, len);
 		return 0;
 	}
@@ -286,6 +295,8 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 	bool imm = wr_opcode == IB_WR_SEND_WITH_IMM ||
 		   wr_opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 
+	if (wr_opcode == SROCE_FW_WR_ATOMIC_WRITE)
+		return SROCE_OP_ATOMIC_WRITE;	/* 8 bytes: always one packet */
 	if (wr_opcode == IB_WR_SEND_WITH_INV && last)
 		return first ? SROCE_OP_SEND_ONLY_INV : SROCE_OP_SEND_LAST_INV;
 	if (first && last)
@@ -389,6 +400,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		break;
 	case IB_WR_SEND_WITH_INV:
+	case SROCE_FW_WR_ATOMIC_WRITE:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:

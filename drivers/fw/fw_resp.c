@@ -322,13 +322,24 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
+		/* ATOMIC WRITE: 8 naturally aligned bytes, stored as one. */
+		if (info->opcode == SROCE_OP_ATOMIC_WRITE && (qp->write_va & 7)) {
+			*wc_status = IB_WC_REM_INV_REQ_ERR;
+			return SROCE_SYN_NAK_INV_REQ;
+		}
 		rcu_read_lock();
 		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_WRITE,
 					qp->write_va + qp->msg_off, n);
-		if (mr)
+		if (mr && info->opcode == SROCE_OP_ATOMIC_WRITE) {
+			u64 word;
+
+			memcpy(&word, payload, sizeof(word));
+			sroce_fw_mr_store_u64(mr, qp->write_va, word);
+		} else if (mr) {
 			sroce_fw_mr_copy(mr, qp->write_va + qp->msg_off,
 					 (void *)payload, n, true);
+		}
 		rcu_read_unlock();
 		if (!mr && n) {
 			*wc_status = IB_WC_REM_ACCESS_ERR;
