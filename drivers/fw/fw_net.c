@@ -80,6 +80,26 @@ static void sroce_fw_gid_from_skb(const struct sk_buff *skb,
 	}
 }
 
+/*
+ * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
+ * from @l3 (the last 4 are the ICRC), parse the transport headers, count,
+ * hand it to its QP, then send whatever it made ready. Under RCU.
+ */
+static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
+				struct sroce_fw_pkt *pkt, const u8 *l3,
+				unsigned int len, unsigned int l3_type)
+{
+	if (pkt->len < 4 || sroce_icrc_verify(l3, len - 4, l3_type)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
+	} else if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
+	} else {
+		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
+		sroce_fw_recv(fw, pkt);
+		sroce_fw_sched_run(fw);
+	}
+}
+
 /* Consumes @skb; its data starts at the UDP header. */
 static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 {
@@ -119,19 +139,10 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 
 	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2);
-	if (!fw) {
+	if (fw)
+		sroce_fw_rx_deliver(fw, &pkt, l3, l3_len + udp_len, l3_type);
+	else
 		atomic64_inc(&sroce_fw_rx_no_device);
-	} else if (pkt.len < 4 ||
-		   sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) {
-		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
-	} else if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info)) {
-		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
-	} else {
-		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
-		sroce_fw_recv(fw, &pkt);
-		/* Whatever the packet made ready to send goes out now. */
-		sroce_fw_sched_run(fw);
-	}
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return;
@@ -182,18 +193,11 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 
 	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1);
-	if (!fw || !sroce_fw_v1_ingress_ok(fw, dev)) {
+	if (fw && sroce_fw_v1_ingress_ok(fw, dev))
+		sroce_fw_rx_deliver(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
+				    SROCE_L3_GRH);
+	else
 		atomic64_inc(&sroce_fw_rx_no_device);
-	} else if (sroce_icrc_verify(skb->data, SROCE_GRH_LEN + len - 4,
-				     SROCE_L3_GRH)) {
-		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
-	} else if (sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info)) {
-		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
-	} else {
-		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
-		sroce_fw_recv(fw, &pkt);
-		sroce_fw_sched_run(fw);
-	}
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return NET_RX_SUCCESS;

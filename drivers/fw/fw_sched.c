@@ -123,6 +123,13 @@ void sroce_fw_sched_run(struct sroce_fw_dev *fw)
 	unsigned long flags;
 	bool inline_ok = !in_hardirq() && !in_nmi() && !irqs_disabled();
 
+	/*
+	 * Called after every received packet: most find nothing to do. What
+	 * this context added itself is visible here; what others add, they
+	 * run themselves or a runner in progress picks up.
+	 */
+	if (list_empty(&s->ready))
+		return;
 	spin_lock_irqsave(&s->lock, flags);
 	if (s->running || list_empty(&s->ready)) {
 		spin_unlock_irqrestore(&s->lock, flags);

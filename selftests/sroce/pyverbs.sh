@@ -42,18 +42,6 @@ cp -r "$suite_src" "$tmp/" && gunzip -f "$tmp"/tests/*.gz ||
 veth_pair pyv0 pyv1 || ktap_skip_all "cannot create veth"
 ip addr add $ipv4/24 dev pyv0 || ktap_skip_all "cannot add $ipv4"
 
-# v2_gid_index DEV: index of DEV's RoCE v2 GID for $ipv4 (what gid_v4 in
-# lib.sh finds, with one grep instead of a fork per table entry)
-v2_gid_index() {
-	local port=/sys/class/infiniband/$1/ports/1 f type
-	for f in $(grep -l "ffff:$v4hex\$" "$port"/gids/* 2>/dev/null); do
-		read -r type 2>/dev/null < "$port/gid_attrs/types/${f##*/}" ||
-			continue
-		[ "$type" = "RoCE v2" ] && echo "${f##*/}" && return 0
-	done
-	return 1
-}
-
 # parse_results LOG: one line per test, sorted: NAME STATUS [SKIP REASON]
 # with NAME like test_addr.AHTest.test_create_ah and STATUS one of pass,
 # fail, error, skip. unittest -v writes "name (id)", on the same line or,
@@ -111,11 +99,11 @@ counts() {
 run_suite() {
 	local tag=$1 dev=$2 gid status t0 ran parsed
 	: > "$tmp/$tag.res"
-	if ! wait_until 10 v2_gid_index "$dev" >/dev/null; then
+	if ! wait_until 10 gid_v4 "$dev" "$v4hex" >/dev/null; then
 		ktap_fail "${tag}_suite_ran" "$dev has no RoCE v2 GID for $ipv4"
 		return 1
 	fi
-	gid=$(v2_gid_index "$dev")
+	gid=$(gid_v4 "$dev" "$v4hex")
 	t0=$(now_ms)
 	# unittest reports on stderr; the tests' own prints go to stdout and
 	# are kept apart so that they cannot split a result line.
