@@ -19,6 +19,8 @@
 #   make demo             install what is missing, boot a guest and show
 #                         two sroce devices
 #   make deps             install the Debian packages needed (root)
+#   make compat-table     Documentation/compatibility.md from the results
+#                         make check left in build/results
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
 #                         one guest boot (run it on a quiet host)
 #   make clean
@@ -52,10 +54,11 @@ MODULE_SOURCES := Kbuild $(shell cd $(TOP) && \
 # Guest test settings (tools/vm/sroce-vm).
 VM := $(TOP)/tools/vm/sroce-vm
 VM_TIMEOUT ?= 1800
+RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
 .PHONY: all deps bench fuzz module modules-all lint unit selftests check check-guest \
-	check-interop check-smoke demo demo-run dkms-build clean
+	check-interop check-smoke compat-table demo demo-run dkms-build clean
 
 all: module
 
@@ -98,18 +101,22 @@ selftests:
 
 # The full collection in a guest, on GUEST_KVER (default: the 6.1 kernel).
 GUEST_KVER ?= $(KVER_61)
+# The run's results (KTAP, pyverbs lists) go to build/results/<kver>/.
 check-guest: selftests
 	@test -n "$(GUEST_KVER)" || { echo "no 6.1 kernel installed" >&2; exit 1; }
 	$(MAKE) --no-print-directory module KVER=$(GUEST_KVER) KDIR=
-	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) -- \
-		$(TOP)/selftests/run.sh $(KSFT_DIR)
+	rm -rf $(RESULTS)/$(GUEST_KVER) && mkdir -p $(RESULTS)/$(GUEST_KVER)
+	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(GUEST_KVER) \
+		-- $(TOP)/selftests/run.sh $(KSFT_DIR)
 
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
 # socket netdev (tools/interop/rxe-interop).
 check-interop:
 	@test -n "$(KVER_61)" || { echo "no 6.1 kernel installed" >&2; exit 1; }
 	$(MAKE) --no-print-directory module KVER=$(KVER_61) KDIR=
-	$(TOP)/tools/interop/rxe-interop -k $(KVER_61)
+	mkdir -p $(RESULTS)
+	$(TOP)/tools/interop/rxe-interop -k $(KVER_61) > $(RESULTS)/interop.tap; \
+		rc=$$?; cat $(RESULTS)/interop.tap; exit $$rc
 
 # Smoke run on 6.12: load, link add, GIDs, port state, unload.
 check-smoke: selftests
@@ -128,7 +135,13 @@ check: deps
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_61)
 	@$(MAKE) --no-print-directory check-interop
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
+	@$(TOP)/tools/compat-table > $(RESULTS)/compatibility.md
 	@echo "== make check: all stages passed"
+	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
+		"(make compat-table copies it to Documentation/)"
+
+compat-table:
+	$(TOP)/tools/compat-table > $(TOP)/Documentation/compatibility.md
 
 # Kernel lists are read when make starts: after installing, start afresh.
 demo: deps

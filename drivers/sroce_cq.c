@@ -226,10 +226,17 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	return err;
 }
 
-/* Fill a kernel work completion from the uverbs one in the ring. */
-static void sroce_wc_from_uverbs(struct sroce_dev *sdev, struct ib_wc *wc,
-				 const struct ib_uverbs_wc *uwc)
+/*
+ * Fill a kernel work completion from a ring slot: the uverbs completion
+ * and the extension after it. Kernel CQ rings are the driver's own memory.
+ */
+static void sroce_wc_from_slot(struct sroce_dev *sdev, struct ib_wc *wc,
+			       const void *slot)
 {
+	const struct ib_uverbs_wc *uwc = slot;
+	const struct sroce_cqe_ext *ext = slot + SROCE_CQE_EXT_OFFSET;
+
+	static_assert(sizeof(*uwc) == SROCE_CQE_EXT_OFFSET);
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = uwc->wr_id;
 	wc->status = uwc->status;
@@ -243,6 +250,14 @@ static void sroce_wc_from_uverbs(struct sroce_dev *sdev, struct ib_wc *wc,
 	wc->pkey_index = uwc->pkey_index;
 	wc->sl = uwc->sl;
 	wc->port_num = uwc->port_num;
+	if (ext->flags & SROCE_CQE_EXT_VLAN) {
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+		wc->vlan_id = le16_to_cpu(ext->vlan_id);
+	}
+	if (ext->flags & SROCE_CQE_EXT_NET_TYPE) {
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = ext->network_hdr_type;
+	}
 }
 
 /**
@@ -267,10 +282,9 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	/* Acquire: pairs with the firmware's release of each completion. */
 	prod = smp_load_acquire(&cq->ring->producer_index) & cq->mask;
 	while (n < num_entries && cq->cons != prod) {
-		sroce_wc_from_uverbs(sdev, &wc[n++],
-				     sroce_ring_slot(cq->ring, cq->cons,
-						     cq->mask,
-						     SROCE_CQE_LOG2_SIZE));
+		sroce_wc_from_slot(sdev, &wc[n++],
+				   sroce_ring_slot(cq->ring, cq->cons, cq->mask,
+						   SROCE_CQE_LOG2_SIZE));
 		cq->cons = sroce_ring_next(cq->cons, cq->mask);
 	}
 	/* Release: the slots are free for the firmware once it sees this. */

@@ -506,6 +506,9 @@ u16 sroce_fw_cmd_destroy_cq(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 u16 sroce_fw_cmd_resize_cq(struct sroce_fw_dev *fw, const void *req,
 			   void *resp);
+int sroce_fw_cq_post_ext(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
+			 const struct ib_uverbs_wc *wc,
+			 const struct sroce_cqe_ext *ext, bool solicited);
 int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 		     const struct ib_uverbs_wc *wc, bool solicited);
 void sroce_fw_cqs_destroy(struct sroce_fw_dev *fw);

@@ -177,22 +177,25 @@ void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
 }
 
 /**
- * sroce_fw_cq_post() - write one completion into a CQ ring
+ * sroce_fw_cq_post_ext() - write one completion into a CQ ring
  * @fw: the function
  * @cq: the CQ, from an RCU lookup or held by a QP
  * @wc: the completion in the uverbs layout userspace reads
+ * @ext: what kernel consumers get besides, or NULL for nothing
  * @solicited: the completion satisfies a solicited-only arm
  *
  * Context: any; does not sleep.
  * Return: 0, or -ENOSPC when the ring is full: the completion is lost and
  * a CQ_ERROR event tells the driver.
  */
-int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
-		     const struct ib_uverbs_wc *wc, bool solicited)
+int sroce_fw_cq_post_ext(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
+			 const struct ib_uverbs_wc *wc,
+			 const struct sroce_cqe_ext *ext, bool solicited)
 {
 	struct sroce_event_cq ev = { .cqn = cpu_to_le32(cq->cqn) };
 	bool notify = false;
 	u32 cons;
+	u8 *slot;
 
 	spin_lock_bh(&cq->lock);
 	/* Acquire: the consumer is done with every slot before its index. */
@@ -204,8 +207,13 @@ int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 		sroce_fw_post_event(fw, SROCE_EVENT_CQ_ERROR, &ev, sizeof(ev));
 		return -ENOSPC;
 	}
-	memcpy(sroce_ring_slot(cq->ring, cq->prod, cq->mask,
-			       SROCE_CQE_LOG2_SIZE), wc, sizeof(*wc));
+	slot = sroce_ring_slot(cq->ring, cq->prod, cq->mask,
+			       SROCE_CQE_LOG2_SIZE);
+	memcpy(slot, wc, sizeof(*wc));
+	if (ext)
+		memcpy(slot + SROCE_CQE_EXT_OFFSET, ext, sizeof(*ext));
+	else
+		memset(slot + SROCE_CQE_EXT_OFFSET, 0, sizeof(*ext));
 	cq->prod = sroce_ring_next(cq->prod, cq->mask);
 	/* Release: the completion before the index that exposes it. */
 	smp_store_release(&cq->ring->producer_index, cq->prod);
@@ -220,6 +228,23 @@ int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 		sroce_fw_post_event(fw, SROCE_EVENT_CQ_COMPLETION, &ev,
 				    sizeof(ev));
 	return 0;
+}
+
+/**
+ * sroce_fw_cq_post() - write one completion with nothing for the kernel
+ * beyond the uverbs layout into a CQ ring
+ * @fw: the function
+ * @cq: the CQ
+ * @wc: the completion
+ * @solicited: the completion satisfies a solicited-only arm
+ *
+ * Context: any; does not sleep.
+ * Return: as sroce_fw_cq_post_ext().
+ */
+int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
+		     const struct ib_uverbs_wc *wc, bool solicited)
+{
+	return sroce_fw_cq_post_ext(fw, cq, wc, NULL, solicited);
 }
 
 /**

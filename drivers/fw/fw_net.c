@@ -53,9 +53,14 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 	return crc32_le(crc, p, len);
 }
 
+/*
+ * The namespace's UDP/4791 sockets. Transmit reads them under RCU: a
+ * namespace's sockets go before its netdevs do, while sroce devices on
+ * those netdevs may still send.
+ */
 struct sroce_fw_netns {
-	struct socket *sock4;
-	struct socket *sock6;
+	struct socket __rcu *sock4;
+	struct socket __rcu *sock6;
 };
 
 static unsigned int sroce_fw_netns_id;
@@ -244,33 +249,42 @@ static struct socket *sroce_fw_udp_open(struct net *net, int family)
 static int __net_init sroce_fw_netns_init(struct net *net)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
-	struct socket *sock;
+	struct socket *sock4, *sock6;
 
-	sock = sroce_fw_udp_open(net, AF_INET);
-	if (IS_ERR(sock))
-		return PTR_ERR(sock);
-	ns->sock4 = sock;
-
-	sock = sroce_fw_udp_open(net, AF_INET6);
-	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
-		udp_tunnel_sock_release(ns->sock4);
-		ns->sock4 = NULL;
-		return PTR_ERR(sock);
+	sock4 = sroce_fw_udp_open(net, AF_INET);
+	if (IS_ERR(sock4))
+		return PTR_ERR(sock4);
+	sock6 = sroce_fw_udp_open(net, AF_INET6);
+	if (IS_ERR(sock6) && PTR_ERR(sock6) != -EAFNOSUPPORT) {
+		udp_tunnel_sock_release(sock4);
+		return PTR_ERR(sock6);
 	}
-	ns->sock6 = IS_ERR(sock) ? NULL : sock;
+	rcu_assign_pointer(ns->sock4, sock4);
+	rcu_assign_pointer(ns->sock6, IS_ERR(sock6) ? NULL : sock6);
 	return 0;
 }
 
+/*
+ * Runs before the namespace's netdevs are unregistered (a pernet device
+ * operation): a socket can hold a route through the namespace's loopback
+ * device (UDP caches the input route of multicast datagrams it demuxed
+ * early), which would keep lo from ever being freed if the sockets went
+ * after the devices.
+ */
 static void __net_exit sroce_fw_netns_exit(struct net *net)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
+	struct socket *sock4 = rcu_dereference_protected(ns->sock4, true);
+	struct socket *sock6 = rcu_dereference_protected(ns->sock6, true);
 
-	if (ns->sock6)
-		udp_tunnel_sock_release(ns->sock6);
-	if (ns->sock4)
-		udp_tunnel_sock_release(ns->sock4);
-	ns->sock4 = NULL;
-	ns->sock6 = NULL;
+	RCU_INIT_POINTER(ns->sock4, NULL);
+	RCU_INIT_POINTER(ns->sock6, NULL);
+	/* No transmit uses them after this. */
+	synchronize_net();
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
+	if (sock4)
+		udp_tunnel_sock_release(sock4);
 }
 
 static struct pernet_operations sroce_fw_netns_ops = {
@@ -279,6 +293,52 @@ static struct pernet_operations sroce_fw_netns_ops = {
 	.id = &sroce_fw_netns_id,
 	.size = sizeof(struct sroce_fw_netns),
 };
+
+#if IS_ENABLED(CONFIG_VLAN_8021Q)
+/*
+ * The skb priority that VLAN device @vlan turns into 802.1p priority @sl.
+ * The SL is the frame's PCP, as on ConnectX and as the RDMA CM expects: it
+ * derived the SL from this same egress map. A software VLAN device tags a
+ * frame with what its egress map gives for skb->priority, so pick a
+ * priority that maps to @sl; if none does, @sl itself.
+ */
+static u32 sroce_fw_vlan_skb_priority(struct net_device *vlan, u8 sl)
+{
+	const struct vlan_priority_tci_mapping *map;
+	const struct vlan_dev_priv *v;
+	u16 want = ((u16)sl << VLAN_PRIO_SHIFT) & VLAN_PRIO_MASK;
+	unsigned int i;
+
+	if ((vlan_dev_get_egress_qos_mask(vlan, sl) & VLAN_PRIO_MASK) == want)
+		return sl;
+	v = vlan_dev_priv(vlan);
+	/* Pairs with the write barrier of vlan_dev_set_egress_priority(). */
+	smp_rmb();
+	for (i = 0; i < ARRAY_SIZE(v->egress_priority_map); i++)
+		for (map = READ_ONCE(v->egress_priority_map[i]); map;
+		     map = READ_ONCE(map->next))
+			if ((READ_ONCE(map->vlan_qos) & VLAN_PRIO_MASK) == want)
+				return map->priority;
+	return sl;
+}
+#else
+static u32 sroce_fw_vlan_skb_priority(struct net_device *vlan, u8 sl)
+{
+	return sl;
+}
+#endif
+
+/*
+ * skb->priority for a packet leaving through @dev at service level @sl:
+ * the SL (qdiscs and, later, PFC classify by it), or on a VLAN device the
+ * priority its egress map turns into PCP @sl.
+ */
+static void sroce_fw_set_priority(struct sk_buff *skb,
+				  struct net_device *dev, u8 sl)
+{
+	skb->priority = is_vlan_dev(dev) ? sroce_fw_vlan_skb_priority(dev, sl)
+					 : sl;
+}
 
 /* The netdev a source GID belongs to: the port's or one of its VLANs. */
 static struct net_device *sroce_fw_path_dev(struct sroce_fw_dev *fw,
@@ -298,15 +358,24 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = path->traffic_class & ~INET_ECN_MASK,
 	};
+	struct socket *sock = rcu_dereference(ns->sock4);
 	struct rtable *rt;
 	struct iphdr *iph;
+	int err;
 
+	if (!sock) {
+		err = -ENETDOWN;
+		goto err_drop;
+	}
 	memcpy(&fl.saddr, path->sgid + 12, 4);
 	memcpy(&fl.daddr, path->dgid + 12, 4);
 	rt = ip_route_output_key(net, &fl);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
+	if (IS_ERR(rt)) {
+		err = PTR_ERR(rt);
+		goto err_drop;
+	}
 	skb_dst_set(skb, &rt->dst);
+	sroce_fw_set_priority(skb, rt->dst.dev, path->sl);
 
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -315,7 +384,14 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	iph->ihl = 5;
 	iph->tos = path->traffic_class;
 	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
+	/*
+	 * RoCE v2 sets DF, except on a packet larger than the route's MTU (a
+	 * QP keeps its path MTU when the netdev MTU drops): that one leaves
+	 * without DF for IP to fragment, since the receiver checks the ICRC
+	 * against the header it reassembles, which has DF only if every
+	 * fragment had it.
+	 */
+	iph->frag_off = skb->len > dst_mtu(&rt->dst) ? 0 : htons(IP_DF);
 	iph->ttl = path->hop_limit;
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = fl.saddr;
@@ -325,10 +401,14 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IP);
 
 	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV4)) {
-		kfree_skb(skb);
-		return -EINVAL;
+		err = -EINVAL;
+		goto err_drop;
 	}
-	return ip_local_out(net, ns->sock4->sk, skb);
+	return ip_local_out(net, sock->sk, skb);
+
+err_drop:
+	kfree_skb(skb);
+	return err;
 }
 
 static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
@@ -339,24 +419,28 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	struct flowi6 fl = {
 		.flowi6_proto = IPPROTO_UDP,
 	};
+	struct socket *sock = rcu_dereference(ns->sock6);
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
+	int err;
 
-	if (!ns->sock6)
-		return -EAFNOSUPPORT;
+	if (!sock) {
+		err = -EAFNOSUPPORT;
+		goto err_drop;
+	}
 	memcpy(&fl.saddr, path->sgid, SROCE_GID_LEN);
 	memcpy(&fl.daddr, path->dgid, SROCE_GID_LEN);
 	/* Link-local destinations only make sense through our own netdev. */
 	if (ipv6_addr_type(&fl.daddr) & IPV6_ADDR_LINKLOCAL)
 		fl.flowi6_oif = dev->ifindex;
-	dst = ip6_route_output(net, ns->sock6->sk, &fl);
+	dst = ip6_route_output(net, sock->sk, &fl);
 	if (dst->error) {
-		int err = dst->error;
-
+		err = dst->error;
 		dst_release(dst);
-		return err;
+		goto err_drop;
 	}
 	skb_dst_set(skb, dst);
+	sroce_fw_set_priority(skb, dst->dev, path->sl);
 
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
@@ -371,10 +455,14 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IPV6);
 
 	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV6)) {
-		kfree_skb(skb);
-		return -EINVAL;
+		err = -EINVAL;
+		goto err_drop;
 	}
-	return ip6_local_out(net, ns->sock6->sk, skb);
+	return ip6_local_out(net, sock->sk, skb);
+
+err_drop:
+	kfree_skb(skb);
+	return err;
 }
 
 /* RoCE v1: GRH, then the Ethernet header, then out of the (VLAN) device. */
@@ -403,6 +491,7 @@ static int sroce_fw_xmit_v1(struct sk_buff *skb,
 		return -EINVAL;
 	}
 	skb->dev = dev;
+	sroce_fw_set_priority(skb, dev, path->sl);
 	skb->protocol = htons(SROCE_ROCE_V1_ETHERTYPE);
 	/* A frame to ourselves: the wire would not bring it back. */
 	if (ether_addr_equal(path->dmac, dev->dev_addr)) {
@@ -438,7 +527,6 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		err = -ENETUNREACH;
 		goto err_drop;
 	}
-	skb->priority = path->sl;
 	sroce_fw_count(fw, SROCE_STAT_TX_PKTS);
 	if (path->net_type == SROCE_NET_ROCE_V1) {
 		err = sroce_fw_xmit_v1(skb, path, dev);
@@ -481,7 +569,7 @@ int sroce_fw_net_init(void)
 {
 	int err;
 
-	err = register_pernet_subsys(&sroce_fw_netns_ops);
+	err = register_pernet_device(&sroce_fw_netns_ops);
 	if (err)
 		return err;
 	dev_add_pack(&sroce_fw_v1_packet_type);
@@ -495,7 +583,7 @@ void sroce_fw_net_exit(void)
 {
 	/* Waits until no packet is in the handler any more. */
 	dev_remove_pack(&sroce_fw_v1_packet_type);
-	unregister_pernet_subsys(&sroce_fw_netns_ops);
+	unregister_pernet_device(&sroce_fw_netns_ops);
 	pr_debug("sroce_fw: rx dropped: %lld for no device, %lld unparsable\n",
 		 (long long)atomic64_read(&sroce_fw_rx_no_device),
 		 (long long)atomic64_read(&sroce_fw_rx_unparsable));

@@ -31,13 +31,17 @@
  * @fw: the function
  * @qp: the QP
  *
- * Return: bytes; the smaller of the QP's path MTU and the port's.
+ * The QP's own path MTU, whatever the port's active MTU is now: both ends
+ * agreed on it at RTR and count packets by it (READ responses, first and
+ * middle packets of exactly this size), so it must not change under a
+ * live QP when the netdev MTU does. A packet larger than a lowered netdev
+ * MTU is fragmented by IP (RoCE v2) or dropped by the device (RoCE v1).
+ *
+ * Return: bytes.
  */
 u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	u8 mtu = min_t(u8, qp->attr.path_mtu, READ_ONCE(fw->port.active_mtu));
-
-	return sroce_ib_mtu_bytes(mtu) ? : 256;
+	return sroce_ib_mtu_bytes(qp->attr.path_mtu) ? : 256;
 }
 
 /**

@@ -11,6 +11,7 @@
  * NAKs, RNR NAKs and NAKs for bad requests and access errors.
  * Acknowledgements and other responses go to the completer (fw_comp.c).
  */
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_verbs.h>
@@ -83,10 +84,37 @@ static void sroce_fw_grh_image(const struct sroce_fw_pkt *pkt,
 		memcpy(grh, ipv6_hdr(pkt->skb), sizeof(struct ipv6hdr));
 }
 
+/*
+ * What a kernel consumer learns of a datagram's network besides the GRH:
+ * the header type, and the VLAN it came in on, by which ib_core finds the
+ * GID entry a reply leaves from (a CM REQ over a VLAN is refused without).
+ */
+static void sroce_fw_ud_cqe_ext(const struct sroce_fw_pkt *pkt,
+				struct sroce_cqe_ext *ext)
+{
+	static const u8 net_type[] = {
+		[SROCE_NET_ROCE_V1] = RDMA_NETWORK_ROCE_V1,
+		[SROCE_NET_IPV4] = RDMA_NETWORK_IPV4,
+		[SROCE_NET_IPV6] = RDMA_NETWORK_IPV6,
+	};
+	struct net_device *dev = pkt->skb->dev;
+
+	memset(ext, 0, sizeof(*ext));
+	if (pkt->net_type < ARRAY_SIZE(net_type)) {
+		ext->flags |= SROCE_CQE_EXT_NET_TYPE;
+		ext->network_hdr_type = net_type[pkt->net_type];
+	}
+	if (dev && is_vlan_dev(dev)) {
+		ext->flags |= SROCE_CQE_EXT_VLAN;
+		ext->vlan_id = cpu_to_le16(vlan_dev_vlan_id(dev));
+	}
+}
+
 static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     struct sroce_fw_pkt *pkt)
 {
 	const struct sroce_roce_info *info = &pkt->info;
+	struct sroce_cqe_ext ext;
 	struct ib_uverbs_wc wc = {
 		.status = IB_WC_SUCCESS,
 		.opcode = IB_WC_RECV,
@@ -152,7 +180,8 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		       sizeof(wc.ex.imm_data));
 	}
 out_complete:
-	sroce_fw_cq_post(fw, qp->rcq, &wc, info->se);
+	sroce_fw_ud_cqe_ext(pkt, &ext);
+	sroce_fw_cq_post_ext(fw, qp->rcq, &wc, &ext, info->se);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
 }

@@ -303,8 +303,24 @@ struct sroce_ring_hdr {
 	__u32 pad3[31];
 };
 
-/* A completion queue slot holds one struct ib_uverbs_wc (48 bytes). */
+/*
+ * A completion queue slot (64 bytes) holds the struct ib_uverbs_wc that
+ * userspace reads (48 bytes), then a struct sroce_cqe_ext with what only
+ * kernel consumers are given (struct ib_wc has room for it, the rxe ABI
+ * has not).
+ */
 #define SROCE_CQE_LOG2_SIZE		6
+#define SROCE_CQE_EXT_OFFSET		48
+
+#define SROCE_CQE_EXT_VLAN		0x01	/* vlan_id is valid */
+#define SROCE_CQE_EXT_NET_TYPE		0x02	/* network_hdr_type is valid */
+
+struct sroce_cqe_ext {
+	__u8 flags;			/* SROCE_CQE_EXT_* */
+	__u8 network_hdr_type;		/* enum rdma_network_type */
+	__le16 vlan_id;			/* the datagram's VLAN */
+	__u8 rsvd[12];
+};
 
 /*
  * SROCE_CMD_CREATE_CQ. ring_addr is where the ring lives, as a device
@@ -668,6 +684,8 @@ SROCE_ABI_ASSERT_SIZE(sroce_create_cq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_cq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_cq_req, 16);
 SROCE_ABI_ASSERT_SIZE(sroce_event_cq, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_cqe_ext, (1 << SROCE_CQE_LOG2_SIZE) -
+		      SROCE_CQE_EXT_OFFSET);
 SROCE_ABI_ASSERT_SIZE(sroce_create_qp_req, 56);
 SROCE_ABI_ASSERT_SIZE(sroce_create_qp_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_av, 36);

@@ -271,3 +271,75 @@ two_hosts() {
 	G0=$(gid_v4 "$DEV0" "$hex:$(printf '%02x01' "${net##*.}")") &&
 		G1=$(gid_v4 "$DEV1" "$hex:$(printf '%02x02' "${net##*.}")")
 }
+
+# gid_find DEV GID TYPE: index of DEV's GID table entry GID (as sysfs
+# prints it, e.g. 0000:...:ffff:0a62:0001) of TYPE ("RoCE v2" or
+# "IB/RoCE v1").
+gid_find() {
+	local f i t
+	for f in $(grep -lx "$2" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null); do
+		i=${f##*/}
+		read -r t 2>/dev/null <"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" ||
+			continue
+		[ "$t" = "$3" ] && echo "$i" && return 0
+	done
+	return 1
+}
+
+# make_work_dir: a scratch directory in $work, removed on exit.
+make_work_dir() {
+	work=$(mktemp -d)
+	on_exit "rm -rf $work"
+}
+
+# nsx COMMAND...: run COMMAND in the namespace $NS (see two_hosts).
+nsx() {
+	ip netns exec "$NS" "$@"
+}
+
+# server_client NAME PORT SERVER_CMD... -- CLIENT_CMD...: the server in $NS,
+# the client here once the server listens on TCP PORT; passes NAME if both
+# exit 0 within 60 s. Logs go to $work/NAME.srv and $work/NAME.cli
+# (make_work_dir).
+server_client() {
+	local name=$1 port=$2 srv=() cli=() spid rc src
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	nsx timeout 60 "${srv[@]}" >"$work/$name.srv" 2>&1 &
+	spid=$!
+	server_listening() {
+		nsx ss -ltn | grep -q ":$1 "
+	}
+	if ! wait_until 20 server_listening "$port"; then
+		kill "$spid" 2>/dev/null
+		ktap_fail "$name" "server did not listen"
+		return
+	fi
+	timeout 60 "${cli[@]}" >"$work/$name.cli" 2>&1
+	rc=$?
+	wait "$spid"
+	src=$?
+	if [ $rc = 0 ] && [ $src = 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "client $rc, server $src: $(tail -n 2 "$work/$name.cli" | tr '\n' ' ')"
+	fi
+}
+
+# capture_start IFACE FILE: capture every frame on IFACE (in this
+# namespace) into FILE until capture_stop; returns once capturing.
+capture_start() {
+	dumpcap -q -i "$1" -w "$2" >/dev/null 2>&1 &
+	capture_pid=$!
+	on_exit "kill $capture_pid"
+	wait_until 10 test -s "$2"
+}
+
+# capture_stop: end the capture and wait for its file to be complete.
+capture_stop() {
+	kill -INT "$capture_pid" 2>/dev/null
+	wait "$capture_pid" 2>/dev/null
+	true
+}

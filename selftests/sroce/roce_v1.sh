@@ -17,8 +17,7 @@ done
 ktap_plan 11
 
 two_hosts v1t 10.91.0 || ktap_skip_all "cannot build the two-host topology"
-work=$(mktemp -d)
-on_exit "rm -rf $work"
+make_work_dir
 
 # gid_v1 DEV SUFFIX: index of DEV's RoCE v1 GID ending in SUFFIX
 gid_v1() {
@@ -53,40 +52,6 @@ capturing() {
 	[ -s "$cap" ]
 }
 wait_until 10 capturing
-
-nsx() {
-	ip netns exec "$NS" "$@"
-}
-
-# server_client NAME SERVER_CMD... -- CLIENT_CMD...: server in the
-# namespace, client here once the server's TCP port listens; passes if both
-# exit 0.
-server_client() {
-	local name=$1 port=$2 srv=() cli=() spid rc src
-	shift 2
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	nsx timeout 60 "${srv[@]}" >"$work/$name.srv" 2>&1 &
-	spid=$!
-	listening() {
-		nsx ss -ltn | grep -q ":$port "
-	}
-	if ! wait_until 20 listening; then
-		kill "$spid" 2>/dev/null
-		ktap_fail "$name" "server did not listen"
-		return
-	fi
-	timeout 60 "${cli[@]}" >"$work/$name.cli" 2>&1
-	rc=$?
-	wait "$spid"
-	src=$?
-	if [ $rc = 0 ] && [ $src = 0 ]; then
-		ktap_pass "$name"
-	else
-		ktap_fail "$name" "client $rc, server $src: $(tail -n 2 "$work/$name.cli" | tr '\n' ' ')"
-	fi
-}
 
 server_client rc_pingpong_v1 18601 \
 	ibv_rc_pingpong -d "$DEV1" -g "$V1" -p 18601 -n 200 -s 4096 -c -- \

@@ -8,7 +8,10 @@
  * timeout, 4 skipped (devices missing).
  *
  *   xfer_verify -a DEV_A -g GID_A -b DEV_B -G GID_B [-n ITER] [-s SEED]
- *               [-t SECONDS] [-r]
+ *               [-m PATH_MTU] [-t SECONDS] [-r] [-w FILE]
+ *
+ * -m sets the QPs' path MTU (256..4096 bytes, default 1024). -w keeps
+ * transferring after the ITER transfers until FILE exists.
  *
  * -r makes the receiver slow: each SEND is posted before its receive
  * buffer, which follows 20 ms later, so the responder answers with RNR
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #define BUF_SIZE	(4u << 20)
@@ -42,6 +46,8 @@ struct side {
 static uint64_t rng_state;
 static unsigned int timeout_sec = 60;
 static int slow_receiver;
+static enum ibv_mtu path_mtu = IBV_MTU_1024;
+static const char *until_file;
 
 static uint32_t rnd(void)
 {
@@ -110,7 +116,7 @@ static int connect_qp(struct side *s, const struct side *peer)
 		return fail("INIT");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = path_mtu;
 	a.dest_qp_num = peer->qp->qp_num;
 	a.rq_psn = 0x100;
 	a.max_dest_rd_atomic = 16;
@@ -339,21 +345,34 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	rng_state = 1;
-	while ((opt = getopt(argc, argv, "a:b:g:G:n:s:t:r")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rw:")) != -1) {
 		switch (opt) {
 		case 'a': a.name = optarg; break;
 		case 'b': b.name = optarg; break;
 		case 'g': a.gid_index = atoi(optarg); break;
 		case 'G': b.gid_index = atoi(optarg); break;
+		case 'm':
+			switch (atoi(optarg)) {
+			case 256: path_mtu = IBV_MTU_256; break;
+			case 512: path_mtu = IBV_MTU_512; break;
+			case 1024: path_mtu = IBV_MTU_1024; break;
+			case 2048: path_mtu = IBV_MTU_2048; break;
+			case 4096: path_mtu = IBV_MTU_4096; break;
+			default:
+				fprintf(stderr, "xfer_verify: bad MTU %s\n", optarg);
+				return 1;
+			}
+			break;
 		case 'n': iters = strtoul(optarg, NULL, 0); break;
 		case 's': rng_state = strtoull(optarg, NULL, 0); break;
 		case 't': timeout_sec = atoi(optarg); break;
 		case 'r': slow_receiver = 1; break;
+		case 'w': until_file = optarg; break;
 		default: return 1;
 		}
 	}
 	if (!a.name || !b.name || a.gid_index < 0 || b.gid_index < 0) {
-		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-n N] [-s SEED] [-t SEC]\n",
+		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-m MTU] [-n N] [-s SEED] [-t SEC] [-r] [-w FILE]\n",
 			argv[0]);
 		return 1;
 	}
@@ -367,7 +386,8 @@ int main(int argc, char **argv)
 	if (ret || connect_qp(&a, &b) || connect_qp(&b, &a))
 		return 1;
 
-	for (i = 0; i < iters; i++) {
+	for (i = 0; i < iters || (until_file && access(until_file, F_OK));
+	     i++) {
 		enum op op = rnd() % OP_NUM;
 		/* Mostly small and mid sizes, sometimes large, sometimes 0. */
 		uint32_t len = rnd() % 8 == 0 ? 0 :
@@ -383,7 +403,7 @@ int main(int argc, char **argv)
 		bytes += len;
 	}
 	printf("xfer_verify: %lu transfers (%lu send, %lu write, %lu write_imm, %lu read), %lu bytes, all byte-exact\n",
-	       iters, count[OP_SEND], count[OP_WRITE], count[OP_WRITE_IMM],
+	       i, count[OP_SEND], count[OP_WRITE], count[OP_WRITE_IMM],
 	       count[OP_READ], bytes);
 	return 0;
 }
