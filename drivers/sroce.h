@@ -389,6 +389,10 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 
+/* sroce_mcast.c */
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
 /* sroce_mw.c */
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int sroce_dealloc_mw(struct ib_mw *ibmw);

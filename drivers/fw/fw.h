@@ -578,6 +578,16 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
 
+/* fw_mcast.c */
+bool sroce_fw_gid_is_mcast(const u8 gid[SROCE_GID_LEN]);
+u16 sroce_fw_cmd_attach_mcast(struct sroce_fw_dev *fw, const void *req,
+			      void *resp);
+u16 sroce_fw_cmd_detach_mcast(struct sroce_fw_dev *fw, const void *req,
+			      void *resp);
+void sroce_fw_mcast_forget_qp(struct sroce_fw_dev *fw, u32 qpn);
+unsigned int sroce_fw_mcast_rx(struct net *net, struct sroce_fw_pkt *pkt);
+void sroce_fw_mcgs_destroy(struct sroce_fw_dev *fw);
+
 /* fw_sched.c */
 void sroce_fw_sched_init(struct sroce_fw_dev *fw);
 void sroce_fw_sched_stop(struct sroce_fw_dev *fw);
@@ -588,6 +598,8 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
+void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    struct sroce_fw_pkt *pkt);
 int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      u32 psn, u8 syndrome);
 

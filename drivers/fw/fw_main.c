@@ -31,6 +31,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_MODIFY_QP] = sroce_fw_cmd_modify_qp,
 	[SROCE_CMDI_QUERY_QP] = sroce_fw_cmd_query_qp,
 	[SROCE_CMDI_DESTROY_QP] = sroce_fw_cmd_destroy_qp,
+	[SROCE_CMDI_ATTACH_MCAST] = sroce_fw_cmd_attach_mcast,
+	[SROCE_CMDI_DETACH_MCAST] = sroce_fw_cmd_detach_mcast,
 	[SROCE_CMDI_REG_MR] = sroce_fw_cmd_reg_mr,
 	[SROCE_CMDI_DEREG_MR] = sroce_fw_cmd_dereg_mr,
 	[SROCE_CMDI_ALLOC_MW] = sroce_fw_cmd_alloc_mw,
@@ -241,6 +243,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_qps_destroy(fw);
 	sroce_fw_srqs_destroy(fw);
 	sroce_fw_cqs_destroy(fw);
+	sroce_fw_mcgs_destroy(fw);
 	sroce_fw_mrs_destroy(fw);
 	sroce_fw_ahs_destroy(fw);
 	sroce_fw_sched_stop(fw);

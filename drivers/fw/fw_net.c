@@ -143,6 +143,17 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	sroce_fw_gid_from_skb(skb, pkt.dgid);
 
 	rcu_read_lock();
+	if (sroce_fw_gid_is_mcast(pkt.dgid)) {
+		/* For the groups' QPs, in every function that has the group. */
+		if (pkt.len < 4 ||
+		    sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type) ||
+		    sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info) ||
+		    !sroce_fw_mcast_rx(net, &pkt))
+			atomic64_inc(&sroce_fw_rx_no_device);
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return;
+	}
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2);
 	if (fw)
 		sroce_fw_rx_deliver(fw, &pkt, l3, l3_len + udp_len, l3_type);
@@ -351,7 +362,8 @@ static struct net_device *sroce_fw_path_dev(struct sroce_fw_dev *fw,
 }
 
 static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
-			    const struct sroce_fw_path *path)
+			    const struct sroce_fw_path *path,
+			    struct net_device *dev)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct flowi4 fl = {
@@ -369,6 +381,9 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	}
 	memcpy(&fl.saddr, path->sgid + 12, 4);
 	memcpy(&fl.daddr, path->dgid + 12, 4);
+	/* A multicast group is reached through our own netdev. */
+	if (ipv4_is_multicast(fl.daddr))
+		fl.flowi4_oif = dev->ifindex;
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt)) {
 		err = PTR_ERR(rt);
@@ -431,7 +446,8 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	memcpy(&fl.saddr, path->sgid, SROCE_GID_LEN);
 	memcpy(&fl.daddr, path->dgid, SROCE_GID_LEN);
 	/* Link-local destinations only make sense through our own netdev. */
-	if (ipv6_addr_type(&fl.daddr) & IPV6_ADDR_LINKLOCAL)
+	if (ipv6_addr_type(&fl.daddr) &
+	    (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_MULTICAST))
 		fl.flowi6_oif = dev->ifindex;
 	dst = ip6_route_output(net, sock->sk, &fl);
 	if (dst->error) {
@@ -546,7 +562,7 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	skb->ignore_df = 1;
 
 	if (path->net_type == SROCE_NET_IPV4)
-		err = sroce_fw_xmit_v4(net, skb, path);
+		err = sroce_fw_xmit_v4(net, skb, path, dev);
 	else
 		err = sroce_fw_xmit_v6(net, skb, path, dev);
 	rcu_read_unlock();

@@ -217,6 +217,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->max_qp = cpu_to_le32(SROCE_FW_MAX_QP);
 	r->max_mr = cpu_to_le32(SROCE_FW_MAX_MR);
 	r->max_mw = cpu_to_le32(SROCE_FW_MAX_MR);
+	r->max_mcast_grp = cpu_to_le32(SROCE_FW_MAX_MCAST_GRP);
+	r->max_mcast_qp_attach = cpu_to_le32(SROCE_FW_MAX_MCAST_QP_ATTACH);
 	r->max_fast_reg_page_list_len =
 		cpu_to_le32(SROCE_FW_MAX_FAST_REG_PAGES);
 	r->max_ah = cpu_to_le32(SROCE_FW_MAX_AH);

@@ -57,6 +57,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	 * under RCU; after the grace period none of them holds this one.
 	 */
 	sroce_fw_sched_remove(qp->fw, qp);
+	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
 	synchronize_rcu();
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);

@@ -667,6 +667,21 @@ inv_request:
 }
 
 /**
+ * sroce_fw_recv_ud_mcast() - a multicast datagram for one attached QP
+ * @fw: the function
+ * @qp: a UD QP attached to the packet's group
+ * @pkt: the packet
+ *
+ * Context: softirq, under rcu_read_lock().
+ */
+void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    struct sroce_fw_pkt *pkt)
+{
+	if ((pkt->info.opcode & SROCE_TR_MASK) == SROCE_TR_UD)
+		sroce_fw_recv_ud(fw, qp, pkt);
+}
+
+/**
  * sroce_fw_recv() - hand a received packet to its queue pair
  * @fw: the function owning the destination address
  * @pkt: the parsed packet; the skb stays the caller's

@@ -39,6 +39,8 @@
 #define SROCE_FW_MAX_RD_ATOMIC		128
 #define SROCE_FW_MAX_MR			0xffff	/* regions and windows */
 #define SROCE_FW_MAX_FAST_REG_PAGES	512
+#define SROCE_FW_MAX_MCAST_GRP		256	/* per function */
+#define SROCE_FW_MAX_MCAST_QP_ATTACH	64	/* per group */
 #define SROCE_FW_MAX_AH			0x7fff	/* ah_num 1..32767 */
 #define SROCE_FW_MAX_SRQ		0xffff
 #define SROCE_FW_GID_TABLE_LEN		128
@@ -78,6 +80,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_MODIFY_QP = 0x0402,
 	SROCE_CMD_QUERY_QP = 0x0403,
 	SROCE_CMD_DESTROY_QP = 0x0404,
+	SROCE_CMD_ATTACH_MCAST = 0x0405,
+	SROCE_CMD_DETACH_MCAST = 0x0406,
 	SROCE_CMD_REG_MR = 0x0501,
 	SROCE_CMD_DEREG_MR = 0x0502,
 	SROCE_CMD_ALLOC_MW = 0x0503,
@@ -107,6 +111,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_MODIFY_QP,
 	SROCE_CMDI_QUERY_QP,
 	SROCE_CMDI_DESTROY_QP,
+	SROCE_CMDI_ATTACH_MCAST,
+	SROCE_CMDI_DETACH_MCAST,
 	SROCE_CMDI_REG_MR,
 	SROCE_CMDI_DEREG_MR,
 	SROCE_CMDI_ALLOC_MW,
@@ -452,6 +458,16 @@ struct sroce_qp_req {
 };
 
 /*
+ * SROCE_CMD_ATTACH_MCAST and SROCE_CMD_DETACH_MCAST: a UD QP joins or
+ * leaves the group of a multicast GID (ff00::/8 or IPv4-mapped 224/4).
+ */
+struct sroce_mcast_req {
+	__u8 mgid[SROCE_GID_LEN];
+	__le32 qpn;
+	__u8 rsvd[4];
+};
+
+/*
  * Memory regions. A user MR is described by a translation table: an array
  * of struct page pointers (mtt_addr) covering page_offset + length bytes,
  * pinned by the driver until DEREG_MR. A DMA MR covers kernel memory by
@@ -692,6 +708,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_av, 36);
 SROCE_ABI_ASSERT_SIZE(sroce_qp_attr, 72);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_qp_req, 80);
 SROCE_ABI_ASSERT_SIZE(sroce_qp_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_mcast_req, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_req, 48);
 SROCE_ABI_ASSERT_SIZE(sroce_reg_mr_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dereg_mr_req, 8);
