@@ -328,17 +328,39 @@ server_client() {
 	fi
 }
 
-# capture_start IFACE FILE: capture every frame on IFACE (in this
-# namespace) into FILE until capture_stop; returns once capturing.
-capture_start() {
-	dumpcap -q -i "$1" -w "$2" >/dev/null 2>&1 &
-	capture_pid=$!
-	on_exit "kill $capture_pid"
-	wait_until 10 test -s "$2"
+# frames_on IFACE: frames IFACE sent and received so far
+frames_on() {
+	echo $(( $(cat "/sys/class/net/$1/statistics/tx_packets") +
+		 $(cat "/sys/class/net/$1/statistics/rx_packets") ))
 }
 
-# capture_stop: end the capture and wait for its file to be complete.
+# capture_start IFACE FILE: capture every frame on IFACE (in this
+# namespace) into FILE (pcap format) until capture_stop; returns once capturing (dumpcap
+# says "Capturing on" when its socket is bound). Its messages go to
+# FILE.log.
+capture_start() {
+	capture_if=$1
+	capture_log=$2.log
+	capture_base=$(frames_on "$1")
+	dumpcap -P -i "$1" -w "$2" >/dev/null 2>"$capture_log" &
+	capture_pid=$!
+	on_exit "kill $capture_pid"
+	wait_until 10 grep -q "^Capturing on" "$capture_log"
+}
+
+# capture_has_all: dumpcap has written as many frames as crossed the
+# interface since capture_start (it reports "Packets: N" as it writes).
+capture_has_all() {
+	local got
+	got=$(tr '\r' '\n' <"$capture_log" | sed -n 's/^Packets: \([0-9]*\).*/\1/p' |
+	      tail -n 1)
+	[ "${got:-0}" -ge $(( $(frames_on "$capture_if") - capture_base )) ]
+}
+
+# capture_stop: end the capture once every frame is in its file; frames
+# still in the capture socket's buffer would be lost to an early stop.
 capture_stop() {
+	wait_until 10 capture_has_all
 	kill -INT "$capture_pid" 2>/dev/null
 	wait "$capture_pid" 2>/dev/null
 	true

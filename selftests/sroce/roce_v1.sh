@@ -44,14 +44,7 @@ fi
 
 # Everything on the wire from here on is captured.
 cap=$work/v1.pcap
-tshark -i v1t0 -F pcap -w "$cap" -f "ether proto 0x8915 or udp port 4791" \
-	>/dev/null 2>&1 &
-cap_pid=$!
-on_exit "kill $cap_pid"
-capturing() {
-	[ -s "$cap" ]
-}
-wait_until 10 capturing
+capture_start v1t0 "$cap"
 
 server_client rc_pingpong_v1 18601 \
 	ibv_rc_pingpong -d "$DEV1" -g "$V1" -p 18601 -n 200 -s 4096 -c -- \
@@ -95,8 +88,7 @@ else
 	ktap_skip rping_v1_mode "rdma_cm configfs not available"
 fi
 
-kill "$cap_pid" 2>/dev/null
-wait "$cap_pid" 2>/dev/null
+capture_stop
 
 # --- the frames ----------------------------------------------------------
 nv1=$(tshark -r "$cap" -Y "eth.type == 0x8915" 2>/dev/null | wc -l)

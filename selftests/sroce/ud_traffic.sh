@@ -61,22 +61,17 @@ pingpong() {
 g0=$(gid_index "$DEV0" $v4a)
 pingpong "loopback_ipv4" "" "$DEV0" "$g0" "$DEV0" "$g0" 127.0.0.1
 
-cap=$(mktemp)
-on_exit "rm -f $cap"
-tshark -i ud0 -c 20 -F pcap -w "$cap" -f "udp port 4791" >/dev/null 2>&1 &
-tshark_pid=$!
-on_exit "kill $tshark_pid"
-wait_until 10 bash -c "grep -q ud0 /proc/net/packet 2>/dev/null || [ -s $cap ]"
-nap 1
+make_work_dir
+cap=$work/ud.pcap
+capture_start ud0 "$cap"
 
 pingpong "netns_ipv4" $ns "$DEV1" "$(gid_index "$DEV1" $v4b)" \
 	"$DEV0" "$g0" 10.98.0.2
 pingpong "netns_ipv6" $ns "$DEV1" "$(gid_index "$DEV1" $v6b)" \
 	"$DEV0" "$(gid_index "$DEV0" $v6a)" 10.98.0.2
 
-wait_until 10 bash -c "! kill -0 $tshark_pid 2>/dev/null"
-decoded=$(mktemp)
-on_exit "rm -f $decoded"
+capture_stop
+decoded=$work/ud.txt
 tshark -r "$cap" -d udp.port==4791,infiniband -V > "$decoded" 2>/dev/null
 ktap_check "tshark_decodes_ud_send" \
 	grep -q "Unreliable Datagram (UD) - SEND only" "$decoded"

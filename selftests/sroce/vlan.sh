@@ -148,6 +148,8 @@ if [ -n "$frames" ] && [ "$bad" -eq 0 ]; then
 	ktap_pass rdma_cm_tos_to_pcp
 else
 	ktap_fail rdma_cm_tos_to_pcp "$bad of $(wc -l <<<"$frames") not 100/5/ToS 8: $(sort <<<"$frames" | uniq -c | tr '\n' ' ')"
+	ktap_diag "capture: $(tshark -r "$cap" 2>&1 | wc -l) frames; $(tr '\n' ' ' <"$cap.log")"
+	tshark -r "$cap" 2>&1 | tail -n 20 | sed 's/^/#   /'
 fi
 
 ktap_finish
