@@ -38,12 +38,15 @@ struct sroce_fw_port {
 	u8 mac[ETH_ALEN];
 };
 
+struct sroce_fw_gid_ref;
+
 struct sroce_fw_gid {
 	bool valid;
 	u8 type;
 	u16 vlan_id;
 	u8 gid[SROCE_GID_LEN];
 	u8 smac[ETH_ALEN];
+	struct sroce_fw_gid_ref *ref; /* in the address hash while valid */
 };
 
 /**
@@ -482,8 +485,7 @@ u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 			     void *resp);
 
 /* fw_gid.c */
-bool sroce_fw_gid_present(struct sroce_fw_dev *fw,
-			  const u8 gid[SROCE_GID_LEN], u8 gid_type);
+void sroce_fw_gids_unhash(struct sroce_fw_dev *fw);
 int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 			  struct sroce_fw_path *path);
 u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,

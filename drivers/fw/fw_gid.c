@@ -5,36 +5,99 @@
  * versions from it.
  */
 #include <linux/etherdevice.h>
+#include <linux/hashtable.h>
 #include <linux/if_vlan.h>
+#include <linux/jhash.h>
 
 #include "fw.h"
+
+/**
+ * struct sroce_fw_gid_ref - a valid GID table entry in the address hash
+ * @node: in a sroce_fw_gid_hash bucket
+ * @fw: the function whose table holds it
+ * @gid: the address
+ * @type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
+ * @rcu: deferred free; lookups walk the buckets under RCU
+ */
+struct sroce_fw_gid_ref {
+	struct hlist_node node;
+	struct sroce_fw_dev *fw;
+	u8 gid[SROCE_GID_LEN];
+	u8 type;
+	struct rcu_head rcu;
+};
+
+/*
+ * Every function's addresses, so that the receive path (and transmit, to
+ * loop packets to a local address back) finds the function owning an
+ * address in one bucket instead of scanning every table.
+ */
+static DEFINE_HASHTABLE(sroce_fw_gid_hash, 10);
+/* Protects sroce_fw_gid_hash (writers; readers use RCU). */
+static DEFINE_SPINLOCK(sroce_fw_gid_hash_lock);
+
+static u32 sroce_fw_gid_key(const u8 gid[SROCE_GID_LEN], u8 type)
+{
+	return jhash(gid, SROCE_GID_LEN, type);
+}
+
+/* Take slot @e's address out of the hash. Caller holds fw->gid_lock. */
+static void sroce_fw_gid_unhash(struct sroce_fw_gid *e)
+{
+	if (!e->ref)
+		return;
+	spin_lock(&sroce_fw_gid_hash_lock);
+	hash_del_rcu(&e->ref->node);
+	spin_unlock(&sroce_fw_gid_hash_lock);
+	kfree_rcu(e->ref, rcu);
+	e->ref = NULL;
+}
+
+/**
+ * sroce_fw_dev_by_gid() - the function that owns an address
+ * @net: the namespace the address is looked for in
+ * @gid: the address
+ * @gid_type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
+ *
+ * Context: under rcu_read_lock(), which keeps the function returned alive.
+ * Return: the function, or NULL if no function of @net has the address.
+ */
+struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
+					 const u8 gid[SROCE_GID_LEN],
+					 u8 gid_type)
+{
+	struct sroce_fw_gid_ref *ref;
+
+	hash_for_each_possible_rcu(sroce_fw_gid_hash, ref, node,
+				   sroce_fw_gid_key(gid, gid_type))
+		if (ref->type == gid_type &&
+		    !memcmp(ref->gid, gid, SROCE_GID_LEN) &&
+		    net_eq(dev_net(ref->fw->ndev), net))
+			return ref->fw;
+	return NULL;
+}
+
+/**
+ * sroce_fw_gids_unhash() - take every address of a function out of the
+ * address hash, before it goes
+ * @fw: the function
+ *
+ * Lookups that started before may still return @fw until a grace period
+ * has passed.
+ */
+void sroce_fw_gids_unhash(struct sroce_fw_dev *fw)
+{
+	unsigned int i;
+
+	spin_lock_bh(&fw->gid_lock);
+	for (i = 0; i < SROCE_FW_GID_TABLE_LEN; i++)
+		sroce_fw_gid_unhash(&fw->gids[i]);
+	spin_unlock_bh(&fw->gid_lock);
+}
 
 static bool sroce_fw_gid_index_ok(u8 port, u32 index)
 {
 	return port == 1 && index < SROCE_FW_GID_TABLE_LEN;
-}
-
-/**
- * sroce_fw_gid_present() - whether the GID table holds an address
- * @fw: the function
- * @gid: the address
- * @gid_type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
- *
- * Context: any but hard IRQ; does not sleep.
- * Return: true if a valid entry of that type has it.
- */
-bool sroce_fw_gid_present(struct sroce_fw_dev *fw,
-			  const u8 gid[SROCE_GID_LEN], u8 gid_type)
-{
-	bool found = false;
-	unsigned int i;
-
-	spin_lock_bh(&fw->gid_lock);
-	for (i = 0; i < SROCE_FW_GID_TABLE_LEN && !found; i++)
-		found = fw->gids[i].valid && fw->gids[i].type == gid_type &&
-			!memcmp(fw->gids[i].gid, gid, SROCE_GID_LEN);
-	spin_unlock_bh(&fw->gid_lock);
-	return found;
 }
 
 /**
@@ -98,6 +161,7 @@ u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 	const struct sroce_add_gid_req *q = req;
 	u32 index = le32_to_cpu(q->index);
 	u16 vlan_id = le16_to_cpu(q->vlan_id);
+	struct sroce_fw_gid_ref *ref;
 	struct sroce_fw_gid *e;
 
 	if (!sroce_fw_gid_index_ok(q->port, index) ||
@@ -107,14 +171,26 @@ u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 	    (vlan_id != SROCE_VLAN_NONE && vlan_id >= VLAN_N_VID) ||
 	    !is_valid_ether_addr(q->smac))
 		return SROCE_FW_ERR_BAD_PARAM;
+	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
+	if (!ref)
+		return SROCE_FW_ERR_NO_RESOURCES;
+	ref->fw = fw;
+	ref->type = q->gid_type;
+	memcpy(ref->gid, q->gid, SROCE_GID_LEN);
 
 	spin_lock_bh(&fw->gid_lock);
 	e = &fw->gids[index];
+	sroce_fw_gid_unhash(e);
 	e->type = q->gid_type;
 	e->vlan_id = vlan_id;
 	memcpy(e->gid, q->gid, SROCE_GID_LEN);
 	ether_addr_copy(e->smac, q->smac);
 	e->valid = true;
+	e->ref = ref;
+	spin_lock(&sroce_fw_gid_hash_lock);
+	hash_add_rcu(sroce_fw_gid_hash, &ref->node,
+		     sroce_fw_gid_key(ref->gid, ref->type));
+	spin_unlock(&sroce_fw_gid_hash_lock);
 	spin_unlock_bh(&fw->gid_lock);
 	return SROCE_FW_OK;
 }
@@ -138,10 +214,12 @@ u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_BAD_PARAM;
 
 	spin_lock_bh(&fw->gid_lock);
-	if (fw->gids[index].valid)
+	if (fw->gids[index].valid) {
+		sroce_fw_gid_unhash(&fw->gids[index]);
 		memset(&fw->gids[index], 0, sizeof(fw->gids[index]));
-	else
+	} else {
 		status = SROCE_FW_ERR_NOT_FOUND;
+	}
 	spin_unlock_bh(&fw->gid_lock);
 	return status;
 }

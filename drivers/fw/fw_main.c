@@ -235,6 +235,8 @@ void sroce_fw_arm_events(struct sroce_fw_dev *fw)
  */
 void sroce_fw_detach(struct sroce_fw_dev *fw)
 {
+	/* Unfindable by address, then (after port detach's grace period) gone. */
+	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);
 	cancel_work_sync(&fw->cmd_work);
 	cancel_work_sync(&fw->event_irq_work);

@@ -361,6 +361,54 @@ static struct net_device *sroce_fw_path_dev(struct sroce_fw_dev *fw,
 					vlan_id);
 }
 
+/*
+ * Put the IPv4 header of @path in front of the UDP datagram in @skb and
+ * write the ICRC. @frag_off: DF or nothing.
+ */
+static int sroce_fw_push_ipv4(struct net *net, struct sk_buff *skb,
+			      const struct sroce_fw_path *path,
+			      __be16 frag_off)
+{
+	struct iphdr *iph;
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = path->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = frag_off;
+	iph->ttl = path->hop_limit;
+	iph->protocol = IPPROTO_UDP;
+	memcpy(&iph->saddr, path->sgid + 12, 4);
+	memcpy(&iph->daddr, path->dgid + 12, 4);
+	ip_select_ident(net, skb, NULL);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+	return sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV4);
+}
+
+/* The same with an IPv6 header. */
+static int sroce_fw_push_ipv6(struct sk_buff *skb,
+			      const struct sroce_fw_path *path)
+{
+	struct ipv6hdr *ip6h;
+
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, path->traffic_class,
+		     cpu_to_be32(path->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = path->hop_limit;
+	memcpy(&ip6h->saddr, path->sgid, SROCE_GID_LEN);
+	memcpy(&ip6h->daddr, path->dgid, SROCE_GID_LEN);
+	skb->protocol = htons(ETH_P_IPV6);
+	return sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV6);
+}
+
 static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 			    const struct sroce_fw_path *path,
 			    struct net_device *dev)
@@ -371,8 +419,8 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 		.flowi4_tos = path->traffic_class & ~INET_ECN_MASK,
 	};
 	struct socket *sock = rcu_dereference(ns->sock4);
+	__be16 frag_off;
 	struct rtable *rt;
-	struct iphdr *iph;
 	int err;
 
 	if (!sock) {
@@ -392,13 +440,6 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	skb_dst_set(skb, &rt->dst);
 	sroce_fw_set_priority(skb, rt->dst.dev, path->sl);
 
-	skb_push(skb, sizeof(*iph));
-	skb_reset_network_header(skb);
-	iph = ip_hdr(skb);
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = path->traffic_class;
-	iph->tot_len = htons(skb->len);
 	/*
 	 * RoCE v2 sets DF, except on a packet larger than the route's MTU (a
 	 * QP keeps its path MTU when the netdev MTU drops): that one leaves
@@ -406,16 +447,9 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	 * against the header it reassembles, which has DF only if every
 	 * fragment had it.
 	 */
-	iph->frag_off = skb->len > dst_mtu(&rt->dst) ? 0 : htons(IP_DF);
-	iph->ttl = path->hop_limit;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = fl.saddr;
-	iph->daddr = fl.daddr;
-	ip_select_ident(net, skb, NULL);
-	ip_send_check(iph);
-	skb->protocol = htons(ETH_P_IP);
-
-	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV4)) {
+	frag_off = skb->len + sizeof(struct iphdr) > dst_mtu(&rt->dst) ?
+		   0 : htons(IP_DF);
+	if (sroce_fw_push_ipv4(net, skb, path, frag_off)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -436,7 +470,6 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	};
 	struct socket *sock = rcu_dereference(ns->sock6);
 	struct dst_entry *dst;
-	struct ipv6hdr *ip6h;
 	int err;
 
 	if (!sock) {
@@ -458,19 +491,7 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	skb_dst_set(skb, dst);
 	sroce_fw_set_priority(skb, dst->dev, path->sl);
 
-	skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, path->traffic_class,
-		     cpu_to_be32(path->flow_label));
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = path->hop_limit;
-	ip6h->saddr = fl.saddr;
-	ip6h->daddr = fl.daddr;
-	skb->protocol = htons(ETH_P_IPV6);
-
-	if (sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV6)) {
+	if (sroce_fw_push_ipv6(skb, path)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -479,6 +500,84 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 err_drop:
 	kfree_skb(skb);
 	return err;
+}
+
+/*
+ * Internal loopback. A packet to an address of a function in the same
+ * namespace would only go out to lo and come back; like a NIC that loops
+ * traffic between its own functions, the firmware hands it to its receive
+ * path without the IP stack. Never in the sender's call chain (the sender
+ * holds its QP's lock, the receiver may need it): packets wait on a
+ * per-CPU queue for a tasklet, as lo's wait for the backlog.
+ */
+struct sroce_fw_loopback {
+	struct sk_buff_head queue;	/* its lock protects it */
+	struct tasklet_struct tasklet;
+};
+
+static DEFINE_PER_CPU(struct sroce_fw_loopback, sroce_fw_loopback);
+
+/* A looped-back packet's namespace (a reference) rides in its cb. */
+static struct net **sroce_fw_loop_net(struct sk_buff *skb)
+{
+	static_assert(sizeof(struct net *) <= sizeof(skb->cb));
+	return (struct net **)skb->cb;
+}
+
+/* Packets received per tasklet run before it yields to other softirqs. */
+#define SROCE_FW_LOOPBACK_BUDGET	64
+/* Packets a CPU's queue holds; more are dropped, as lo's backlog would. */
+#define SROCE_FW_LOOPBACK_MAX		4096
+
+static void sroce_fw_loopback_rx(struct tasklet_struct *t)
+{
+	struct sroce_fw_loopback *lb = from_tasklet(lb, t, tasklet);
+	unsigned int budget = SROCE_FW_LOOPBACK_BUDGET;
+	struct sk_buff *skb;
+
+	while (budget-- && (skb = skb_dequeue(&lb->queue))) {
+		struct net *net = *sroce_fw_loop_net(skb);
+
+		sroce_fw_rx_v2(net, skb);
+		put_net(net);
+	}
+	if (!skb_queue_empty(&lb->queue))
+		tasklet_schedule(&lb->tasklet);
+}
+
+static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
+				  const struct sroce_fw_path *path)
+{
+	struct sroce_fw_loopback *lb;
+	int err;
+
+	err = path->net_type == SROCE_NET_IPV4 ?
+	      sroce_fw_push_ipv4(net, skb, path, htons(IP_DF)) :
+	      sroce_fw_push_ipv6(skb, path);
+	if (err) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	/* None: the namespace is being dismantled, nobody will receive. */
+	net = maybe_get_net(net);
+	if (!net) {
+		kfree_skb(skb);
+		return -ENETDOWN;
+	}
+	*sroce_fw_loop_net(skb) = net;
+	lb = get_cpu_ptr(&sroce_fw_loopback);
+	if (skb_queue_len(&lb->queue) < SROCE_FW_LOOPBACK_MAX) {
+		skb_queue_tail(&lb->queue, skb);
+		tasklet_schedule(&lb->tasklet);
+		skb = NULL;
+	}
+	put_cpu_ptr(&sroce_fw_loopback);
+	if (skb) {
+		put_net(net);
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
+	return 0;
 }
 
 /* RoCE v1: GRH, then the Ethernet header, then out of the (VLAN) device. */
@@ -561,7 +660,9 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	uh->check = 0;
 	skb->ignore_df = 1;
 
-	if (path->net_type == SROCE_NET_IPV4)
+	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2))
+		err = sroce_fw_xmit_loopback(net, skb, path);
+	else if (path->net_type == SROCE_NET_IPV4)
 		err = sroce_fw_xmit_v4(net, skb, path, dev);
 	else
 		err = sroce_fw_xmit_v6(net, skb, path, dev);
@@ -583,7 +684,16 @@ err_drop:
  */
 int sroce_fw_net_init(void)
 {
+	unsigned int cpu;
 	int err;
+
+	for_each_possible_cpu(cpu) {
+		struct sroce_fw_loopback *lb = per_cpu_ptr(&sroce_fw_loopback,
+							   cpu);
+
+		skb_queue_head_init(&lb->queue);
+		tasklet_setup(&lb->tasklet, sroce_fw_loopback_rx);
+	}
 
 	err = register_pernet_device(&sroce_fw_netns_ops);
 	if (err)
@@ -597,6 +707,11 @@ int sroce_fw_net_init(void)
  */
 void sroce_fw_net_exit(void)
 {
+	unsigned int cpu;
+
+	/* No function is left to send: let the loopback queues drain. */
+	for_each_possible_cpu(cpu)
+		tasklet_kill(&per_cpu_ptr(&sroce_fw_loopback, cpu)->tasklet);
 	/* Waits until no packet is in the handler any more. */
 	dev_remove_pack(&sroce_fw_v1_packet_type);
 	unregister_pernet_device(&sroce_fw_netns_ops);

@@ -137,29 +137,6 @@ void sroce_fw_port_detach(struct sroce_fw_dev *fw)
 }
 
 /**
- * sroce_fw_dev_by_gid() - the function that owns an address
- * @net: network namespace the packet arrived in
- * @gid: destination address
- * @gid_type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
- *
- * Context: rcu_read_lock() held; the function stays valid until it is
- * dropped.
- * Return: the function or NULL.
- */
-struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
-					 const u8 gid[SROCE_GID_LEN],
-					 u8 gid_type)
-{
-	struct sroce_fw_dev *fw;
-
-	list_for_each_entry_rcu(fw, &sroce_fw_devs, node)
-		if (net_eq(dev_net(fw->ndev), net) &&
-		    sroce_fw_gid_present(fw, gid, gid_type))
-			return fw;
-	return NULL;
-}
-
-/**
  * sroce_fw_port_init() - start watching netdev events
  *
  * Return: 0 or a negative errno.
