@@ -27,20 +27,9 @@ require_sroce
 mapfile -t cases < <("$prog" -l)
 [ ${#cases[@]} -gt 0 ] || ktap_skip_all "hostile_rings lists no cases"
 
-# The RoCE v2 GID index of 10.93.0.1: one grep over the table (a fork
-# per entry costs seconds under TCG).
-v4gid=0000:0000:0000:0000:0000:ffff:0a5d:0001
+# The RoCE v2 GID index of 10.93.0.1
 v4_gid_index() {
-	local f i t
-	for f in $(grep -lx $v4gid /sys/class/infiniband/$dev/ports/1/gids/* \
-		   2>/dev/null); do
-		i=${f##*/}
-		t=
-		{ read -r t < /sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i; } \
-			2>/dev/null
-		[ "$t" = "RoCE v2" ] && echo "$i" && return 0
-	done
-	return 1
+	gid_v4 "$dev" 0a5d:0001
 }
 
 veth_pair hr0 hr1 || ktap_skip_all "cannot create veth"

@@ -229,18 +229,25 @@ active_mtu() {
 		awk '/active_mtu:/ { print $2; exit }'
 }
 
-# gid_v4 DEV HEX: index of DEV's RoCE v2 GID whose IPv4 address ends in
-# the two groups HEX (e.g. 0a61:0001 for 10.97.0.1). One grep over the
-# table: a process per entry costs seconds under TCG.
-gid_v4() {
+# gid_grep DEV PATTERN TYPE: index of DEV's first GID table entry of TYPE
+# ("RoCE v2" or "IB/RoCE v1") whose GID (as sysfs prints it) matches the
+# grep PATTERN. One grep over the table: a process per entry costs seconds
+# under TCG.
+gid_grep() {
 	local f i t
-	for f in $(grep -l "ffff:$2\$" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null); do
+	for f in $(grep -l -- "$2" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null); do
 		i=${f##*/}
 		read -r t 2>/dev/null <"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" ||
 			continue
-		[ "$t" = "RoCE v2" ] && echo "$i" && return 0
+		[ "$t" = "$3" ] && echo "$i" && return 0
 	done
 	return 1
+}
+
+# gid_v4 DEV HEX: index of DEV's RoCE v2 GID whose IPv4 address ends in
+# the two groups HEX (e.g. 0a61:0001 for 10.97.0.1).
+gid_v4() {
+	gid_grep "$1" "ffff:$2\$" "RoCE v2"
 }
 
 # two_hosts NAME NET: two "hosts" joined by a veth pair, NAME0 here with
@@ -276,14 +283,7 @@ two_hosts() {
 # prints it, e.g. 0000:...:ffff:0a62:0001) of TYPE ("RoCE v2" or
 # "IB/RoCE v1").
 gid_find() {
-	local f i t
-	for f in $(grep -lx "$2" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null); do
-		i=${f##*/}
-		read -r t 2>/dev/null <"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" ||
-			continue
-		[ "$t" = "$3" ] && echo "$i" && return 0
-	done
-	return 1
+	gid_grep "$1" "^$2\$" "$3"
 }
 
 # make_work_dir: a scratch directory in $work, removed on exit.

@@ -19,19 +19,9 @@ ktap_plan 11
 two_hosts v1t 10.91.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
 
-# gid_v1 DEV SUFFIX: index of DEV's RoCE v1 GID ending in SUFFIX
-gid_v1() {
-	local f i
-	for f in $(grep -l "ffff:$2\$" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null); do
-		i=${f##*/}
-		[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i")" = \
-			"IB/RoCE v1" ] && echo "$i" && return 0
-	done
-	return 1
-}
-
 has_v1_gids() {
-	V0=$(gid_v1 "$DEV0" 0a5b:0001) && V1=$(gid_v1 "$DEV1" 0a5b:0002)
+	V0=$(gid_grep "$DEV0" "ffff:0a5b:0001$" "IB/RoCE v1") &&
+		V1=$(gid_grep "$DEV1" "ffff:0a5b:0002$" "IB/RoCE v1")
 }
 if wait_until 5 has_v1_gids; then
 	has_v1_gids

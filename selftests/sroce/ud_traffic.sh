@@ -18,14 +18,7 @@ ip -n $ns addr add fd98::2/64 dev ud1 nodad
 
 # gid_index DEV GID: index of the RoCE v2 entry holding GID
 gid_index() {
-	local f i
-	for f in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f")" = "$2" ] &&
-			[ "$(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] &&
-			echo "$i" && return 0
-	done
-	return 1
+	gid_find "$1" "$2" "RoCE v2"
 }
 v4a=0000:0000:0000:0000:0000:ffff:0a62:0001
 v4b=0000:0000:0000:0000:0000:ffff:0a62:0002
