@@ -192,6 +192,8 @@ struct sroce_fw_sched {
  * @rnr_left: RC: RNR retries left (7: unlimited)
  * @retry_timer: RC: the transport timer, resends when no ACK comes
  * @retry_left: RC: transport retries left
+ * @retry_deadline: RC: when (jiffies) the transport timer expires, later
+ *		    than the timer itself after ACKs made progress
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
@@ -245,6 +247,7 @@ struct sroce_fw_qp {
 	u8 rnr_left;
 	struct timer_list retry_timer;
 	u8 retry_left;
+	unsigned long retry_deadline;
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
@@ -610,7 +613,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  struct sroce_fw_pkt *pkt);
 void sroce_fw_rnr_timer(struct timer_list *t);
 void sroce_fw_retry_timer(struct timer_list *t);
-void sroce_fw_arm_retry(struct sroce_fw_qp *qp);
+void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart);
 void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *t);
 void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,

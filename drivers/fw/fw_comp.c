@@ -59,24 +59,37 @@ static bool sroce_fw_outstanding(struct sroce_fw_qp *qp)
 	return qp->una_psn != qp->next_psn;
 }
 
-/**
- * sroce_fw_arm_retry() - (re)start the transport timer if packets are out
- * @qp: the QP, whose lock is held
- *
- * The timeout is 4.096 us * 2^timeout (IBA 9.7.6.1.3), at least 10 ms so
- * that a slow emulated machine does not resend needlessly; 0 means never.
- */
-void sroce_fw_arm_retry(struct sroce_fw_qp *qp)
+/* The transport timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3), >= 10 ms. */
+static unsigned long sroce_fw_retry_jiffies(const struct sroce_fw_qp *qp)
 {
-	u64 usec;
+	u64 usec = (4096ULL << qp->attr.timeout) / 1000;
 
-	if (!sroce_fw_outstanding(qp) || !qp->attr.timeout) {
-		del_timer(&qp->retry_timer);
+	/* At least 10 ms: a slow emulated machine must not resend needlessly. */
+	return usecs_to_jiffies(max_t(u64, usec, 10000));
+}
+
+/**
+ * sroce_fw_arm_retry() - keep the transport timer running while packets
+ * are out
+ * @qp: the QP, whose lock is held
+ * @restart: the timeout counts from now: an ACK made progress, or sending
+ *	     began with nothing outstanding
+ *
+ * The timer is not moved on every packet and ACK (two timer-wheel
+ * operations per packet): only @retry_deadline is, and the timer, when it
+ * fires early, sleeps again until then. A timeout of 0 means never.
+ */
+void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart)
+{
+	bool pending = timer_pending(&qp->retry_timer);
+
+	/* A pending timer finds nothing outstanding and stops by itself. */
+	if (!sroce_fw_outstanding(qp) || !qp->attr.timeout)
 		return;
-	}
-	usec = max_t(u64, (4096ULL << qp->attr.timeout) / 1000, 10000);
-	if (!timer_pending(&qp->retry_timer))
-		mod_timer(&qp->retry_timer, jiffies + usecs_to_jiffies(usec));
+	if (restart || !pending)
+		qp->retry_deadline = jiffies + sroce_fw_retry_jiffies(qp);
+	if (!pending)
+		mod_timer(&qp->retry_timer, qp->retry_deadline);
 }
 
 /**
@@ -89,8 +102,14 @@ void sroce_fw_retry_timer(struct timer_list *t)
 	struct sroce_fw_dev *fw = qp->fw;
 
 	spin_lock_bh(&qp->lock);
-	if (qp->attr.state != SROCE_QPS_RTS || !sroce_fw_outstanding(qp))
+	if (qp->attr.state != SROCE_QPS_RTS || !sroce_fw_outstanding(qp) ||
+	    !qp->attr.timeout)
 		goto out_unlock;
+	/* ACKs came since the timer was set: wait the rest. */
+	if (time_before(jiffies, qp->retry_deadline)) {
+		mod_timer(&qp->retry_timer, qp->retry_deadline);
+		goto out_unlock;
+	}
 	sroce_fw_count(fw, SROCE_STAT_ACK_TIMEOUT);
 	if (!qp->retry_left) {
 		sroce_fw_count(fw, SROCE_STAT_RETRY_EXC);
@@ -208,13 +227,12 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	qp->comp_psn = sroce_psn_add(info->psn, 1);
 	qp->una_psn = qp->comp_psn;
 	qp->retry_left = qp->attr.retry_cnt;
-	del_timer(&qp->retry_timer);
 	if (info->psn == t->last_psn) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 		if (qp->rd_atomic_out)
 			qp->rd_atomic_out--;
 	}
-	sroce_fw_arm_retry(qp);
+	sroce_fw_arm_retry(qp, true);
 	sroce_fw_sched_add(fw, qp);
 }
 
@@ -264,9 +282,8 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		qp->una_psn = sroce_psn_add(info->psn, 1);
 		qp->rnr_left = qp->attr.rnr_retry;
 		qp->retry_left = qp->attr.retry_cnt;
-		/* Progress: restart the timer and refill the window. */
-		del_timer(&qp->retry_timer);
-		sroce_fw_arm_retry(qp);
+		/* Progress: restart the timeout and refill the window. */
+		sroce_fw_arm_retry(qp, true);
 		sroce_fw_sched_add(fw, qp);
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */

@@ -607,11 +607,12 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
 	struct sroce_fw_sq_track t;
-	bool more = false, local;
+	bool more = false, local, idle;
 	u32 prod, status;
 	u64 len;
 
 	spin_lock(&qp->lock);
+	idle = qp->una_psn == qp->next_psn;
 	if (qp->attr.state == SROCE_QPS_ERR) {
 		sroce_fw_flush(fw, qp);
 		goto out_unlock;
@@ -689,7 +690,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 	if (qp->type == SROCE_QPT_RC)
-		sroce_fw_arm_retry(qp);
+		sroce_fw_arm_retry(qp, idle);
 out_unlock:
 	spin_unlock(&qp->lock);
 	return more;

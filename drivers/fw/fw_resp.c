@@ -187,21 +187,18 @@ out_unlock:
 }
 
 /*
- * Build and send one response packet: headers from @f, then
+ * Build and send one response packet along @path: headers from @f, then
  * @f->payload_len bytes read from @mr at @va (nothing when the length is 0).
  */
-static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      struct sroce_roce_fields *f,
+static int sroce_fw_resp_xmit(struct sroce_fw_dev *fw,
+			      const struct sroce_roce_fields *f,
+			      const struct sroce_fw_path *path,
 			      struct sroce_fw_mr *mr, u64 va)
 {
 	unsigned int pad = sroce_roce_pad(f->payload_len);
-	struct sroce_fw_path path;
 	struct sk_buff *skb;
 	int len;
 
-	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
-		return -EINVAL;
-	path.sport = qp->sport;
 	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
 			f->payload_len + pad + 4, GFP_ATOMIC);
 	if (!skb)
@@ -218,7 +215,78 @@ static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_mr_copy(mr, va, skb_put(skb, f->payload_len),
 				 f->payload_len, false);
 	skb_put_zero(skb, pad + 4);
-	return sroce_fw_xmit(fw, skb, &path);
+	return sroce_fw_xmit(fw, skb, path);
+}
+
+/* The path of the QP's responses. Caller holds qp->lock. */
+static int sroce_fw_resp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      struct sroce_fw_path *path)
+{
+	if (sroce_fw_path_from_av(fw, &qp->attr.av, path))
+		return -EINVAL;
+	path->sport = qp->sport;
+	return 0;
+}
+
+/* Send one response packet now (see sroce_fw_resp_xmit()). */
+static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      struct sroce_roce_fields *f,
+			      struct sroce_fw_mr *mr, u64 va)
+{
+	struct sroce_fw_path path;
+
+	if (sroce_fw_resp_path(fw, qp, &path))
+		return -EINVAL;
+	return sroce_fw_resp_xmit(fw, f, &path, mr, va);
+}
+
+/*
+ * A header-only response (ACK, atomic ACK) decided under the QP's lock and
+ * sent after it is released. The completion a request produces is visible
+ * to the consumer as soon as it is written, and the consumer's next post
+ * needs the same lock: building the packet outside it keeps that post
+ * from waiting. Only responses whose order does not matter are held: a
+ * later cumulative ACK overtaking an earlier one is harmless.
+ */
+struct sroce_fw_reply {
+	struct sroce_roce_fields f;
+	struct sroce_fw_path path;
+	bool pending;
+};
+
+/* Keep @f to send after the unlock. Caller holds qp->lock. */
+static void sroce_fw_reply_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+				const struct sroce_roce_fields *f,
+				struct sroce_fw_reply *reply)
+{
+	if (sroce_fw_resp_path(fw, qp, &reply->path))
+		return;
+	reply->f = *f;
+	reply->pending = true;
+}
+
+/* Send what sroce_fw_reply_hold() kept, if anything. No lock held. */
+static void sroce_fw_reply_send(struct sroce_fw_dev *fw,
+				struct sroce_fw_reply *reply)
+{
+	if (reply->pending)
+		sroce_fw_resp_xmit(fw, &reply->f, &reply->path, NULL, 0);
+}
+
+/* The ACK of @psn for sroce_fw_reply_hold(). Caller holds qp->lock. */
+static void sroce_fw_ack_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      u32 psn, struct sroce_fw_reply *reply)
+{
+	struct sroce_roce_fields f = {
+		.opcode = SROCE_OP_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = psn,
+		.aeth_syndrome = SROCE_SYN_ACK,
+		.aeth_msn = qp->msn & 0xffffff,
+	};
+
+	sroce_fw_reply_hold(fw, qp, &f, reply);
 }
 
 /**
@@ -451,9 +519,13 @@ static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	return 0;
 }
 
-/* Send an ATOMIC ACKNOWLEDGE carrying the original value. */
+/*
+ * An ATOMIC ACKNOWLEDGE carrying the original value: sent now, or with
+ * @reply held for after the unlock.
+ */
 static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
-				     struct sroce_fw_qp *qp, u32 psn, u64 orig)
+				     struct sroce_fw_qp *qp, u32 psn, u64 orig,
+				     struct sroce_fw_reply *reply)
 {
 	struct sroce_roce_fields f = {
 		.opcode = SROCE_OP_ATOMIC_ACK,
@@ -465,12 +537,19 @@ static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
 		.atmack_orig = orig,
 	};
 
-	sroce_fw_send_resp(fw, qp, &f, NULL, 0);
+	if (reply)
+		sroce_fw_reply_hold(fw, qp, &f, reply);
+	else
+		sroce_fw_send_resp(fw, qp, &f, NULL, 0);
 }
 
-/* Execute an atomic. Return: 0 or the NAK syndrome. */
+/*
+ * Execute an atomic; its ACK goes into @reply. Return: 0 or the NAK
+ * syndrome.
+ */
 static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			     const struct sroce_fw_pkt *pkt)
+			     const struct sroce_fw_pkt *pkt,
+			     struct sroce_fw_reply *reply)
 {
 	const u8 *atm = pkt->hdr + pkt->info.off[SROCE_EXT_ATMETH];
 	u64 va = sroce_atmeth_va(atm), orig, val;
@@ -506,7 +585,7 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->atomic_replay[slot].orig = orig;
 	qp->atomic_replay[slot].valid = true;
 	qp->msn = (qp->msn + 1) & 0xffffff;
-	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig);
+	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig, reply);
 	return 0;
 }
 
@@ -526,13 +605,18 @@ static void sroce_fw_replay(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (qp->atomic_replay[i].valid &&
 		    qp->atomic_replay[i].psn == pkt->info.psn)
 			sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn,
-						 qp->atomic_replay[i].orig);
+						 qp->atomic_replay[i].orig,
+						 NULL);
 }
 
-/* RC READ and atomic requests. Caller holds qp->lock. */
+/*
+ * RC READ and atomic requests; an atomic's ACK goes into @reply. Caller
+ * holds qp->lock.
+ */
 static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp,
-				    struct sroce_fw_pkt *pkt)
+				    struct sroce_fw_pkt *pkt,
+				    struct sroce_fw_reply *reply)
 {
 	int diff = sroce_psn_diff(pkt->info.psn, qp->epsn);
 	u32 npkts = 1;
@@ -561,7 +645,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 			qp->msn = (qp->msn + 1) & 0xffffff;
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
-		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
+		syndrome = sroce_fw_do_atomic(fw, qp, pkt, reply);
 	}
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
@@ -578,6 +662,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 flags = info->op->flags;
 	u32 wc_status = IB_WC_REM_INV_REQ_ERR;
 	bool rc = qp->type == SROCE_QPT_RC;
+	struct sroce_fw_reply reply;
 	u8 syndrome;
 	int diff;
 
@@ -590,17 +675,20 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD)) {
+		reply.pending = false;
 		spin_lock_bh(&qp->lock);
 		if (qp->attr.state == SROCE_QPS_RTR ||
 		    qp->attr.state == SROCE_QPS_RTS)
-			sroce_fw_recv_rd_atomic(fw, qp, pkt);
+			sroce_fw_recv_rd_atomic(fw, qp, pkt, &reply);
 		spin_unlock_bh(&qp->lock);
+		sroce_fw_reply_send(fw, &reply);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */
 	if (!(flags & SROCE_OPF_PAYLOAD))
 		goto inv_request;
 
+	reply.pending = false;
 	spin_lock_bh(&qp->lock);
 	if (qp->attr.state != SROCE_QPS_RTR &&
 	    qp->attr.state != SROCE_QPS_RTS)
@@ -651,9 +739,10 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	qp->epsn = sroce_psn_add(info->psn, 1);
 	if (rc && info->ackreq)
-		sroce_fw_send_ack(fw, qp, info->psn, SROCE_SYN_ACK);
+		sroce_fw_ack_hold(fw, qp, info->psn, &reply);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
+	sroce_fw_reply_send(fw, &reply);
 	return;
 
 inv_request:

@@ -13,12 +13,15 @@
  * way a qdisc is run by the CPU that enqueued: small messages go out
  * without a context switch. After a budget of turns the rest is handed to
  * a work item. Contexts that must not send (hard interrupts, interrupts
- * disabled) always hand over.
+ * disabled) always hand over. A doorbell that finds no QP waiting skips
+ * the list altogether and sends its QP's quantum at once: the common case
+ * of a poster on each CPU then never meets on the port's lock.
  *
  * Attachment points for what follows (Documentation/datapath.md): DCQCN
  * pacing skips a QP whose rate limiter has no credit and re-adds it from
  * its timer; PFC skips QPs whose priority is paused and re-adds them on
- * resume. Both decide in sroce_fw_sched_pick().
+ * resume. Both decide in sroce_fw_sched_pick() and, for the doorbell's
+ * direct turn, in sroce_fw_ring_sq().
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -27,6 +30,16 @@
 
 /* Turns a runner takes before it hands over or yields. */
 #define SROCE_FW_SCHED_BUDGET	32
+
+/* Queue @qp unless it is queued already or dying. Caller holds s->lock. */
+static void sroce_fw_sched_add_locked(struct sroce_fw_sched *s,
+				      struct sroce_fw_qp *qp)
+{
+	if (!qp->sched_queued && !qp->sched_dead) {
+		list_add_tail(&qp->sched_node, &s->ready);
+		qp->sched_queued = true;
+	}
+}
 
 /**
  * sroce_fw_sched_add() - put a QP on the port's ready list
@@ -45,10 +58,7 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	if (!qp->sched_queued && !qp->sched_dead) {
-		list_add_tail(&qp->sched_node, &s->ready);
-		qp->sched_queued = true;
-	}
+	sroce_fw_sched_add_locked(s, qp);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -69,7 +79,8 @@ static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 /*
  * Serve up to @budget QPs. The caller is the runner. Returns true if QPs
  * are still waiting (the caller stays the runner), false if the list ran
- * empty (the caller is no longer the runner).
+ * empty (the caller is no longer the runner). The lock is taken once per
+ * turn: putting a QP back and picking the next go together.
  */
 static bool sroce_fw_sched_serve(struct sroce_fw_dev *fw, unsigned int budget)
 {
@@ -79,31 +90,58 @@ static bool sroce_fw_sched_serve(struct sroce_fw_dev *fw, unsigned int budget)
 	bool more;
 
 	local_bh_disable();
+	/*
+	 * A QP being destroyed leaves the list first, then waits for a grace
+	 * period, so the one picked here stays valid until rcu_read_unlock().
+	 */
+	rcu_read_lock();
+	spin_lock_irqsave(&s->lock, flags);
 	while (budget--) {
-		/*
-		 * Picked inside the read-side section: a QP being destroyed
-		 * leaves the list first, then waits for a grace period, so
-		 * the one picked here stays valid until rcu_read_unlock().
-		 */
-		rcu_read_lock();
-		spin_lock_irqsave(&s->lock, flags);
 		qp = sroce_fw_sched_pick(s);
 		if (!qp) {
 			s->running = false;
-			spin_unlock_irqrestore(&s->lock, flags);
-			rcu_read_unlock();
-			local_bh_enable();
-			return false;
+			break;
 		}
 		spin_unlock_irqrestore(&s->lock, flags);
-
 		more = sroce_fw_qp_transmit(fw, qp);
+		spin_lock_irqsave(&s->lock, flags);
 		if (more)
-			sroce_fw_sched_add(fw, qp);
-		rcu_read_unlock();
+			sroce_fw_sched_add_locked(s, qp);
 	}
+	more = s->running;
+	spin_unlock_irqrestore(&s->lock, flags);
+	rcu_read_unlock();
 	local_bh_enable();
+	return more;
+}
+
+/* Whether the current context may send (softirqs may run here). */
+static bool sroce_fw_sched_inline_ok(void)
+{
+	return !in_hardirq() && !in_nmi() && !irqs_disabled();
+}
+
+/*
+ * Become the runner if there is work and no runner. Caller holds s->lock.
+ * Return: true if the caller is now the runner.
+ */
+static bool sroce_fw_sched_claim(struct sroce_fw_sched *s)
+{
+	if (s->running || list_empty(&s->ready))
+		return false;
+	s->running = true;
 	return true;
+}
+
+/*
+ * The runner's first turns: a budget here, the rest on the port's work
+ * item. Contexts that must not send hand everything over.
+ */
+static void sroce_fw_sched_start(struct sroce_fw_dev *fw)
+{
+	if (!sroce_fw_sched_inline_ok() ||
+	    sroce_fw_sched_serve(fw, SROCE_FW_SCHED_BUDGET))
+		queue_work(sroce_fw_wq, &fw->sched.work);
 }
 
 /**
@@ -121,7 +159,7 @@ void sroce_fw_sched_run(struct sroce_fw_dev *fw)
 {
 	struct sroce_fw_sched *s = &fw->sched;
 	unsigned long flags;
-	bool inline_ok = !in_hardirq() && !in_nmi() && !irqs_disabled();
+	bool claimed;
 
 	/*
 	 * Called after every received packet: most find nothing to do. What
@@ -131,15 +169,10 @@ void sroce_fw_sched_run(struct sroce_fw_dev *fw)
 	if (list_empty(&s->ready))
 		return;
 	spin_lock_irqsave(&s->lock, flags);
-	if (s->running || list_empty(&s->ready)) {
-		spin_unlock_irqrestore(&s->lock, flags);
-		return;
-	}
-	s->running = true;
+	claimed = sroce_fw_sched_claim(s);
 	spin_unlock_irqrestore(&s->lock, flags);
-
-	if (!inline_ok || sroce_fw_sched_serve(fw, SROCE_FW_SCHED_BUDGET))
-		queue_work(sroce_fw_wq, &s->work);
+	if (claimed)
+		sroce_fw_sched_start(fw);
 }
 
 /* The runner after a hand-over: serves until the list is empty. */
@@ -155,14 +188,37 @@ static void sroce_fw_sched_work(struct work_struct *work)
 /**
  * sroce_fw_ring_sq() - a QP has something to send: schedule and run
  * @fw: the function
- * @qp: the QP
+ * @qp: the QP, which the caller keeps valid (RCU or a reference)
+ *
+ * With no other QP waiting, @qp's turn is now: the caller sends its
+ * quantum without touching the ready list or its lock (two posters on
+ * two CPUs then send in parallel). Otherwise, or if @qp has more than a
+ * quantum, it queues behind the others and the runner is claimed in the
+ * same critical section.
  *
  * Context: any; the caller does not hold @qp's lock.
  */
 void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	sroce_fw_sched_add(fw, qp);
-	sroce_fw_sched_run(fw);
+	struct sroce_fw_sched *s = &fw->sched;
+	unsigned long flags;
+	bool claimed, more;
+
+	if (list_empty(&s->ready) && sroce_fw_sched_inline_ok()) {
+		local_bh_disable();
+		rcu_read_lock();
+		more = sroce_fw_qp_transmit(fw, qp);
+		rcu_read_unlock();
+		local_bh_enable();
+		if (!more)
+			return;
+	}
+	spin_lock_irqsave(&s->lock, flags);
+	sroce_fw_sched_add_locked(s, qp);
+	claimed = sroce_fw_sched_claim(s);
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (claimed)
+		sroce_fw_sched_start(fw);
 }
 
 /**

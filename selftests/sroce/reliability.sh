@@ -6,7 +6,8 @@
 # up to 256 KiB, unaligned, scattered over several SGEs; every byte
 # checked) between two namespaces while netem drops, reorders, duplicates
 # and corrupts packets in both directions, and against a slow receiver
-# (RNR NAKs). Each run has a deadline, so recovery must stay bounded.
+# (RNR NAKs). Each run has a deadline, so recovery must stay bounded. A
+# peer that never answers makes the transport timer give up on time.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
@@ -15,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 modprobe sch_netem 2>/dev/null
 tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
 	ktap_skip_all "netem not available"
-ktap_plan 12
+ktap_plan 13
 
 two_hosts rl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
 ns=$NS
@@ -92,5 +93,54 @@ netem ""
 rnr0=$(stat "$DEV0" rcvd_rnr_err)
 xfer slow_receiver_rnr 180 -n 60 -s 8 -r
 stat_grew "rnr_naks_counted" "$DEV0" rcvd_rnr_err "$rnr0"
+
+# listening PORT: a TCP server listens on PORT in the namespace
+listening() {
+	nsx ss -ltn | grep -q ":$1 "
+}
+
+# A black hole for RoCE only (TCP still passes, so ibv_rc_pingpong
+# connects): no answer ever comes back. ibv_rc_pingpong asks for 7 retries
+# of 4.096 us * 2^14 = 67 ms, so the transport timer must fire exactly 8
+# times, none early, and the SEND must fail with a retry-exceeded
+# completion.
+transport_timeout() {
+	local name=transport_timeout_retry_exceeded to0 ex0 t0 ms rc n ex
+
+	if ! { tc qdisc add dev rl0 clsact &&
+	       tc filter add dev rl0 ingress protocol ip flower \
+			ip_proto udp dst_port 4791 action drop; }; then
+		tc qdisc del dev rl0 clsact 2>/dev/null
+		ktap_skip "$name" "no tc clsact/flower"
+		return
+	fi
+	on_exit "tc qdisc del dev rl0 clsact 2>/dev/null"
+	to0=$(stat "$DEV0" local_ack_timeout_err)
+	ex0=$(stat "$DEV0" retry_exceeded_err)
+	nsx timeout 30 ibv_rc_pingpong -d "$DEV1" -g "$g1" -p 18631 -n 1 \
+		>"$work/timeout.srv" 2>&1 &
+	if ! wait_until 20 listening 18631; then
+		ktap_fail "$name" "server did not listen"
+		return
+	fi
+	t0=$(now_ms)
+	timeout 30 ibv_rc_pingpong -d "$DEV0" -g "$g0" -p 18631 -n 1 10.95.0.2 \
+		>"$work/timeout.cli" 2>&1
+	rc=$?
+	ms=$(( $(now_ms) - t0 ))
+	wait
+	tc qdisc del dev rl0 clsact
+	n=$(( $(stat "$DEV0" local_ack_timeout_err) - to0 ))
+	ex=$(( $(stat "$DEV0" retry_exceeded_err) - ex0 ))
+	ktap_diag "$name: $n timeouts, $ex retry exceeded, $ms ms: $(grep -m1 -i 'retry' "$work/timeout.cli")"
+	if [ $rc -ne 0 ] && grep -qi "retry counter exceeded" "$work/timeout.cli" &&
+	   [ $n -eq 8 ] && [ $ex -eq 1 ] && [ $ms -ge 536 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "client exit $rc, $n timeouts (want 8), $ex retry exceeded (want 1), $ms ms (want >= 536)"
+	fi
+}
+make_work_dir
+transport_timeout
 
 ktap_finish
