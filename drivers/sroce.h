@@ -173,7 +173,9 @@ struct sroce_cq {
  * @rq_lock: serializes kernel posters on the receive ring
  * @sq_prod: send producer index (kernel QPs), under @sq_lock
  * @rq_prod: receive producer index (kernel QPs), under @rq_lock
- * @state: last state set through modify_qp (the firmware's is the truth)
+ * @state: last state set through modify_qp (the firmware's is the truth),
+ *	   written under both ring locks, read without them by the user
+ *	   doorbell
  */
 struct sroce_qp {
 	struct ib_qp ibqp;

@@ -286,7 +286,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 		spin_lock_irqsave(&qp->sq_lock, flags);
 		spin_lock(&qp->rq_lock);
-		qp->state = attr->qp_state;
+		WRITE_ONCE(qp->state, attr->qp_state);
 		/* The firmware emptied the rings on the way to RESET. */
 		if (attr->qp_state == IB_QPS_RESET) {
 			qp->sq_prod = 0;
@@ -437,20 +437,24 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
+	u8 state = READ_ONCE(qp->state);
 	unsigned long flags;
 	int err = 0;
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
 	/* Sends are refused until the QP can send (IBA 10.8.1). */
-	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
-	    qp->state == IB_QPS_RTR)
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR)
 		err = -EINVAL;
+	/*
+	 * librxe's doorbell: the WQEs are in the ring already, and the
+	 * firmware checks the state again, so no lock is needed here.
+	 */
 	if (qp->is_user) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		if (!err)
 			sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
 		return err;
 	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	while (wr && !err) {
 		err = sroce_post_one_send(qp, wr);
 		if (!err)

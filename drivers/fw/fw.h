@@ -375,6 +375,8 @@ struct sroce_fw_path {
  * @info: what sroce_roce_parse() found
  * @dgid: the destination address
  * @net_type: enum sroce_net_type it arrived over
+ * @ready_qp: set by the completer when the packet let its QP send more;
+ *	      the receive path runs it once the QP's lock is released
  */
 struct sroce_fw_pkt {
 	struct sk_buff *skb;
@@ -383,6 +385,7 @@ struct sroce_fw_pkt {
 	struct sroce_roce_info info;
 	u8 dgid[SROCE_GID_LEN];
 	u8 net_type;
+	struct sroce_fw_qp *ready_qp;
 };
 
 /* Headroom a transmitted packet needs below its transport headers. */

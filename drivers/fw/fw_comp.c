@@ -233,7 +233,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 			qp->rd_atomic_out--;
 	}
 	sroce_fw_arm_retry(qp, true);
-	sroce_fw_sched_add(fw, qp);
+	/* The window may have reopened: the receive path runs the QP. */
+	pkt->ready_qp = qp;
 }
 
 /**
@@ -284,7 +285,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		qp->retry_left = qp->attr.retry_cnt;
 		/* Progress: restart the timeout and refill the window. */
 		sroce_fw_arm_retry(qp, true);
-		sroce_fw_sched_add(fw, qp);
+		pkt->ready_qp = qp;
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
 		sroce_fw_count(fw, SROCE_STAT_RNR_NAK_RCVD);

@@ -101,6 +101,9 @@ static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
 		sroce_fw_recv(fw, pkt);
+		/* Valid: QPs are freed after a grace period. */
+		if (pkt->ready_qp)
+			sroce_fw_ring_sq(fw, pkt->ready_qp);
 		sroce_fw_sched_run(fw);
 	}
 }
@@ -509,9 +512,13 @@ err_drop:
  * path without the IP stack. Never in the sender's call chain (the sender
  * holds its QP's lock, the receiver may need it): packets wait on a
  * per-CPU queue for a tasklet, as lo's wait for the backlog.
+ *
+ * A queue is only touched by its own CPU with softirqs off (senders run
+ * so, the tasklet runs where it was scheduled), which is what protects it:
+ * its spinlock is not used.
  */
 struct sroce_fw_loopback {
-	struct sk_buff_head queue;	/* its lock protects it */
+	struct sk_buff_head queue;
 	struct tasklet_struct tasklet;
 };
 
@@ -535,7 +542,7 @@ static void sroce_fw_loopback_rx(struct tasklet_struct *t)
 	unsigned int budget = SROCE_FW_LOOPBACK_BUDGET;
 	struct sk_buff *skb;
 
-	while (budget-- && (skb = skb_dequeue(&lb->queue))) {
+	while (budget-- && (skb = __skb_dequeue(&lb->queue))) {
 		struct net *net = *sroce_fw_loop_net(skb);
 
 		sroce_fw_rx_v2(net, skb);
@@ -565,13 +572,18 @@ static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
 		return -ENETDOWN;
 	}
 	*sroce_fw_loop_net(skb) = net;
-	lb = get_cpu_ptr(&sroce_fw_loopback);
+	/*
+	 * Senders run with softirqs off already (the tasklet must not run
+	 * in their call chain); the pair states what guards the queue.
+	 */
+	local_bh_disable();
+	lb = this_cpu_ptr(&sroce_fw_loopback);
 	if (skb_queue_len(&lb->queue) < SROCE_FW_LOOPBACK_MAX) {
-		skb_queue_tail(&lb->queue, skb);
+		__skb_queue_tail(&lb->queue, skb);
 		tasklet_schedule(&lb->tasklet);
 		skb = NULL;
 	}
-	put_cpu_ptr(&sroce_fw_loopback);
+	local_bh_enable();
 	if (skb) {
 		put_net(net);
 		kfree_skb(skb);
