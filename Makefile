@@ -140,8 +140,11 @@ check: deps
 	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
 		"(make compat-table copies it to Documentation/)"
 
+# Written aside first: truncating the tracked file would make the commit the
+# table names look modified ("-dirty").
 compat-table:
-	$(TOP)/tools/compat-table > $(TOP)/Documentation/compatibility.md
+	$(TOP)/tools/compat-table > $(BUILD)/compatibility.md
+	mv $(BUILD)/compatibility.md $(TOP)/Documentation/compatibility.md
 
 # Kernel lists are read when make starts: after installing, start afresh.
 demo: deps

@@ -608,8 +608,6 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
 void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_pkt *pkt);
-int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-		      u32 psn, u8 syndrome);
 
 /* fw_comp.c */
 void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,

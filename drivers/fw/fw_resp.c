@@ -273,33 +273,13 @@ static void sroce_fw_reply_send(struct sroce_fw_dev *fw,
 		sroce_fw_resp_xmit(fw, &reply->f, &reply->path, NULL, 0);
 }
 
-/* The ACK of @psn for sroce_fw_reply_hold(). Caller holds qp->lock. */
-static void sroce_fw_ack_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      u32 psn, struct sroce_fw_reply *reply)
-{
-	struct sroce_roce_fields f = {
-		.opcode = SROCE_OP_ACK,
-		.pkey = IB_DEFAULT_PKEY_FULL,
-		.qpn = le32_to_cpu(qp->attr.dest_qpn),
-		.psn = psn,
-		.aeth_syndrome = SROCE_SYN_ACK,
-		.aeth_msn = qp->msn & 0xffffff,
-	};
-
-	sroce_fw_reply_hold(fw, qp, &f, reply);
-}
-
-/**
- * sroce_fw_send_ack() - send an acknowledgment or NAK for an RC QP
- * @fw: the function
- * @qp: the QP, whose lock is held
- * @psn: the PSN acknowledged (or, for a NAK, the one expected)
- * @syndrome: AETH syndrome
- *
- * Return: 0 or a negative errno (the packet is dropped).
+/*
+ * An acknowledgment or NAK of @psn (for a NAK, the PSN expected): sent
+ * now, or with @reply held for after the unlock. Caller holds qp->lock.
  */
-int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-		      u32 psn, u8 syndrome)
+static void sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      u32 psn, u8 syndrome,
+			      struct sroce_fw_reply *reply)
 {
 	struct sroce_roce_fields f = {
 		.opcode = SROCE_OP_ACK,
@@ -310,7 +290,10 @@ int sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		.aeth_msn = qp->msn & 0xffffff,
 	};
 
-	return sroce_fw_send_resp(fw, qp, &f, NULL, 0);
+	if (reply)
+		sroce_fw_reply_hold(fw, qp, &f, reply);
+	else
+		sroce_fw_send_resp(fw, qp, &f, NULL, 0);
 }
 
 /* The responder hit an error it reports and cannot recover from. */
@@ -319,7 +302,7 @@ static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
 				u32 wc_status)
 {
 	if (qp->type == SROCE_QPT_RC)
-		sroce_fw_send_ack(fw, qp, psn, syndrome);
+		sroce_fw_send_ack(fw, qp, psn, syndrome, NULL);
 	if (qp->rwqe_valid) {
 		struct ib_uverbs_wc wc = {
 			.wr_id = qp->rwqe->wr_id,
@@ -631,7 +614,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
 		if (!qp->nak_sent)
 			sroce_fw_send_ack(fw, qp, qp->epsn,
-					  SROCE_SYN_NAK_PSN_SEQ);
+					  SROCE_SYN_NAK_PSN_SEQ, NULL);
 		qp->nak_sent = true;
 		return;
 	}
@@ -700,7 +683,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* A duplicate: the earlier ACK was lost, acknowledge again. */
 		if (info->ackreq)
 			sroce_fw_send_ack(fw, qp, sroce_psn_sub(qp->epsn, 1),
-					  SROCE_SYN_ACK);
+					  SROCE_SYN_ACK, &reply);
 		goto out_unlock;
 	}
 	if (rc && diff > 0) {
@@ -708,7 +691,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* Something was lost: ask for it once (go-back-N). */
 		if (!qp->nak_sent)
 			sroce_fw_send_ack(fw, qp, qp->epsn,
-					  SROCE_SYN_NAK_PSN_SEQ);
+					  SROCE_SYN_NAK_PSN_SEQ, NULL);
 		qp->nak_sent = true;
 		goto out_unlock;
 	}
@@ -725,7 +708,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* No receive posted: the requester retries later. */
 		if (rc) {
 			sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
-			sroce_fw_send_ack(fw, qp, info->psn, syndrome);
+			sroce_fw_send_ack(fw, qp, info->psn, syndrome, NULL);
 		}
 		goto out_unlock;
 	}
@@ -739,7 +722,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	qp->epsn = sroce_psn_add(info->psn, 1);
 	if (rc && info->ackreq)
-		sroce_fw_ack_hold(fw, qp, info->psn, &reply);
+		sroce_fw_send_ack(fw, qp, info->psn, SROCE_SYN_ACK, &reply);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
 	sroce_fw_reply_send(fw, &reply);
