@@ -174,7 +174,7 @@ struct sroce_cq {
  * @sq_prod: send producer index (kernel QPs), under @sq_lock
  * @rq_prod: receive producer index (kernel QPs), under @rq_lock
  * @state: last state set through modify_qp (the firmware's is the truth),
- *	   written under both ring locks, read without them by the user
+ *	   written under both ring locks, read without them by librxe's
  *	   doorbell
  */
 struct sroce_qp {

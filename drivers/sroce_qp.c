@@ -420,6 +420,13 @@ static int sroce_post_one_send(struct sroce_qp *qp,
 	return 0;
 }
 
+/* Sends are refused until the QP can send (IBA 10.8.1). */
+static bool sroce_qp_can_send(u8 state)
+{
+	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
+	       state != IB_QPS_RTR;
+}
+
 /**
  * sroce_post_send() - ib_device_ops.post_send
  * @ibqp: the QP
@@ -437,24 +444,23 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
-	u8 state = READ_ONCE(qp->state);
 	unsigned long flags;
 	int err = 0;
 
-	/* Sends are refused until the QP can send (IBA 10.8.1). */
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR)
-		err = -EINVAL;
 	/*
 	 * librxe's doorbell: the WQEs are in the ring already, and the
 	 * firmware checks the state again, so no lock is needed here.
 	 */
 	if (qp->is_user) {
-		if (!err)
-			sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
-		return err;
+		if (!sroce_qp_can_send(READ_ONCE(qp->state)))
+			return -EINVAL;
+		sroce_fw_ring_sq_doorbell(sdev->fw, ibqp->qp_num);
+		return 0;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	/* Under the lock: a move to RESET also empties the ring. */
+	if (!sroce_qp_can_send(qp->state))
+		err = -EINVAL;
 	while (wr && !err) {
 		err = sroce_post_one_send(qp, wr);
 		if (!err)

@@ -79,8 +79,12 @@ struct sroce_fw_cq {
  * burst does not overrun the receiving CPU's backlog (veth, loopback).
  */
 #define SROCE_FW_SEND_WINDOW		64
-/* Atomic results an RC responder keeps to answer duplicates. */
-#define SROCE_FW_ATOMIC_REPLAY		16
+/*
+ * Atomic results an RC responder keeps to answer duplicates: as many as a
+ * requester may have outstanding (max_dest_rd_atomic at most), since after
+ * a lost response all of them may come again.
+ */
+#define SROCE_FW_ATOMIC_REPLAY		SROCE_FW_MAX_RD_ATOMIC
 #define SROCE_FW_ACKREQ_EVERY		16
 
 /* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */

@@ -513,9 +513,10 @@ err_drop:
  * holds its QP's lock, the receiver may need it): packets wait on a
  * per-CPU queue for a tasklet, as lo's wait for the backlog.
  *
- * A queue is only touched by its own CPU with softirqs off (senders run
- * so, the tasklet runs where it was scheduled), which is what protects it:
- * its spinlock is not used.
+ * Senders and the tasklet run with softirqs off, so the queue's lock is
+ * taken without disabling interrupts. It is almost never contended: only
+ * a tasklet that CPU hotplug moved to another CPU drains a queue from
+ * outside its CPU.
  */
 struct sroce_fw_loopback {
 	struct sk_buff_head queue;
@@ -542,14 +543,31 @@ static void sroce_fw_loopback_rx(struct tasklet_struct *t)
 	unsigned int budget = SROCE_FW_LOOPBACK_BUDGET;
 	struct sk_buff *skb;
 
-	while (budget-- && (skb = __skb_dequeue(&lb->queue))) {
-		struct net *net = *sroce_fw_loop_net(skb);
+	while (budget--) {
+		struct net *net;
 
+		spin_lock(&lb->queue.lock);
+		skb = __skb_dequeue(&lb->queue);
+		spin_unlock(&lb->queue.lock);
+		if (!skb)
+			return;
+		net = *sroce_fw_loop_net(skb);
 		sroce_fw_rx_v2(net, skb);
 		put_net(net);
 	}
-	if (!skb_queue_empty(&lb->queue))
+	if (!skb_queue_empty_lockless(&lb->queue))
 		tasklet_schedule(&lb->tasklet);
+}
+
+/* Drop what a queue still holds once nothing sends or drains any more. */
+static void sroce_fw_loopback_purge(struct sroce_fw_loopback *lb)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&lb->queue))) {
+		put_net(*sroce_fw_loop_net(skb));
+		kfree_skb(skb);
+	}
 }
 
 static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
@@ -574,15 +592,18 @@ static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
 	*sroce_fw_loop_net(skb) = net;
 	/*
 	 * Senders run with softirqs off already (the tasklet must not run
-	 * in their call chain); the pair states what guards the queue.
+	 * in their call chain); this pair only pins the CPU.
 	 */
 	local_bh_disable();
 	lb = this_cpu_ptr(&sroce_fw_loopback);
+	spin_lock(&lb->queue.lock);
 	if (skb_queue_len(&lb->queue) < SROCE_FW_LOOPBACK_MAX) {
 		__skb_queue_tail(&lb->queue, skb);
-		tasklet_schedule(&lb->tasklet);
 		skb = NULL;
 	}
+	spin_unlock(&lb->queue.lock);
+	if (!skb)
+		tasklet_schedule(&lb->tasklet);
 	local_bh_enable();
 	if (skb) {
 		put_net(net);
@@ -721,9 +742,17 @@ void sroce_fw_net_exit(void)
 {
 	unsigned int cpu;
 
-	/* No function is left to send: let the loopback queues drain. */
-	for_each_possible_cpu(cpu)
-		tasklet_kill(&per_cpu_ptr(&sroce_fw_loopback, cpu)->tasklet);
+	/*
+	 * No function is left to send. A tasklet killed after a full budget
+	 * leaves the rest of its queue behind: drop it.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct sroce_fw_loopback *lb = per_cpu_ptr(&sroce_fw_loopback,
+							   cpu);
+
+		tasklet_kill(&lb->tasklet);
+		sroce_fw_loopback_purge(lb);
+	}
 	/* Waits until no packet is in the handler any more. */
 	dev_remove_pack(&sroce_fw_v1_packet_type);
 	unregister_pernet_device(&sroce_fw_netns_ops);

@@ -241,12 +241,12 @@ static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
- * A header-only response (ACK, atomic ACK) decided under the QP's lock and
- * sent after it is released. The completion a request produces is visible
- * to the consumer as soon as it is written, and the consumer's next post
- * needs the same lock: building the packet outside it keeps that post
- * from waiting. Only responses whose order does not matter are held: a
- * later cumulative ACK overtaking an earlier one is harmless.
+ * An ACK decided under the QP's lock and sent after it is released. The
+ * completion a request produces is visible to the consumer as soon as it
+ * is written, and the consumer's next post needs the same lock: building
+ * the packet outside it keeps that post from waiting. Only plain ACKs are
+ * held, whose order does not matter: a later cumulative ACK overtaking an
+ * earlier one is harmless.
  */
 struct sroce_fw_reply {
 	struct sroce_roce_fields f;
@@ -503,12 +503,12 @@ static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
- * An ATOMIC ACKNOWLEDGE carrying the original value: sent now, or with
- * @reply held for after the unlock.
+ * Send an ATOMIC ACKNOWLEDGE carrying the original value. Not held for
+ * after the unlock: the completer takes atomic responses strictly in PSN
+ * order, and two held ones could leave in the wrong order.
  */
 static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
-				     struct sroce_fw_qp *qp, u32 psn, u64 orig,
-				     struct sroce_fw_reply *reply)
+				     struct sroce_fw_qp *qp, u32 psn, u64 orig)
 {
 	struct sroce_roce_fields f = {
 		.opcode = SROCE_OP_ATOMIC_ACK,
@@ -520,19 +520,12 @@ static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
 		.atmack_orig = orig,
 	};
 
-	if (reply)
-		sroce_fw_reply_hold(fw, qp, &f, reply);
-	else
-		sroce_fw_send_resp(fw, qp, &f, NULL, 0);
+	sroce_fw_send_resp(fw, qp, &f, NULL, 0);
 }
 
-/*
- * Execute an atomic; its ACK goes into @reply. Return: 0 or the NAK
- * syndrome.
- */
+/* Execute an atomic. Return: 0 or the NAK syndrome. */
 static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			     const struct sroce_fw_pkt *pkt,
-			     struct sroce_fw_reply *reply)
+			     const struct sroce_fw_pkt *pkt)
 {
 	const u8 *atm = pkt->hdr + pkt->info.off[SROCE_EXT_ATMETH];
 	u64 va = sroce_atmeth_va(atm), orig, val;
@@ -568,7 +561,7 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->atomic_replay[slot].orig = orig;
 	qp->atomic_replay[slot].valid = true;
 	qp->msn = (qp->msn + 1) & 0xffffff;
-	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig, reply);
+	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig);
 	return 0;
 }
 
@@ -588,18 +581,13 @@ static void sroce_fw_replay(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (qp->atomic_replay[i].valid &&
 		    qp->atomic_replay[i].psn == pkt->info.psn)
 			sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn,
-						 qp->atomic_replay[i].orig,
-						 NULL);
+						 qp->atomic_replay[i].orig);
 }
 
-/*
- * RC READ and atomic requests; an atomic's ACK goes into @reply. Caller
- * holds qp->lock.
- */
+/* RC READ and atomic requests. Caller holds qp->lock. */
 static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp,
-				    struct sroce_fw_pkt *pkt,
-				    struct sroce_fw_reply *reply)
+				    struct sroce_fw_pkt *pkt)
 {
 	int diff = sroce_psn_diff(pkt->info.psn, qp->epsn);
 	u32 npkts = 1;
@@ -628,7 +616,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 			qp->msn = (qp->msn + 1) & 0xffffff;
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
-		syndrome = sroce_fw_do_atomic(fw, qp, pkt, reply);
+		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
 	}
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
@@ -658,13 +646,11 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD)) {
-		reply.pending = false;
 		spin_lock_bh(&qp->lock);
 		if (qp->attr.state == SROCE_QPS_RTR ||
 		    qp->attr.state == SROCE_QPS_RTS)
-			sroce_fw_recv_rd_atomic(fw, qp, pkt, &reply);
+			sroce_fw_recv_rd_atomic(fw, qp, pkt);
 		spin_unlock_bh(&qp->lock);
-		sroce_fw_reply_send(fw, &reply);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */

@@ -204,7 +204,9 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	unsigned long flags;
 	bool claimed, more;
 
-	if (list_empty(&s->ready) && sroce_fw_sched_inline_ok()) {
+	/* A dying QP (its timers may still fire) is refused by the list. */
+	if (list_empty(&s->ready) && !READ_ONCE(qp->sched_dead) &&
+	    sroce_fw_sched_inline_ok()) {
 		local_bh_disable();
 		rcu_read_lock();
 		more = sroce_fw_qp_transmit(fw, qp);
@@ -234,7 +236,7 @@ void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	qp->sched_dead = true;
+	WRITE_ONCE(qp->sched_dead, true);
 	if (qp->sched_queued) {
 		list_del(&qp->sched_node);
 		qp->sched_queued = false;

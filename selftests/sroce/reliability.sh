@@ -6,7 +6,8 @@
 # up to 256 KiB, unaligned, scattered over several SGEs; every byte
 # checked) between two namespaces while netem drops, reorders, duplicates
 # and corrupts packets in both directions, and against a slow receiver
-# (RNR NAKs). Each run has a deadline, so recovery must stay bounded. A
+# (RNR NAKs). Each run has a deadline, so recovery must stay bounded.
+# Atomics survive lost responses (replay, never executed twice), and a
 # peer that never answers makes the transport timer give up on time.
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 modprobe sch_netem 2>/dev/null
 tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
 	ktap_skip_all "netem not available"
-ktap_plan 13
+ktap_plan 14
 
 two_hosts rl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
 ns=$NS
@@ -140,7 +141,39 @@ transport_timeout() {
 		ktap_fail "$name" "client exit $rc, $n timeouts (want 8), $ex retry exceeded (want 1), $ms ms (want >= 536)"
 	fi
 }
+# Atomics under loss: with 64 outstanding, a lost ATOMIC ACKNOWLEDGE
+# brings back every atomic after it; the responder must answer each from
+# its replay cache (executing none twice), however far back it is.
+atomics_under_loss() {
+	local name=atomic_bw_loss_3pct spid rc src dup0 dups
+
+	netem "loss 3%"
+	dup0=$(stat "$DEV1" duplicate_request)
+	nsx timeout 150 ib_atomic_bw -d "$DEV1" -x "$g1" -F -o 64 -n 1000 \
+		-p 18632 >"$work/atomic.srv" 2>&1 &
+	spid=$!
+	if ! wait_until 20 listening 18632; then
+		netem ""
+		ktap_fail "$name" "server did not listen"
+		return
+	fi
+	timeout 150 ib_atomic_bw -d "$DEV0" -x "$g0" -F -o 64 -n 1000 \
+		-p 18632 10.95.0.2 >"$work/atomic.cli" 2>&1
+	rc=$?
+	wait "$spid"
+	src=$?
+	netem ""
+	dups=$(( $(stat "$DEV1" duplicate_request) - dup0 ))
+	ktap_diag "$name: $dups duplicate requests answered; $(grep -E '^ *8 +1000 ' "$work/atomic.cli" | tr -s ' ')"
+	if [ $rc -eq 0 ] && [ $src -eq 0 ] && [ $dups -gt 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "client $rc, server $src, $dups duplicates: $(tail -n 3 "$work/atomic.cli" | tr '\n' ' ')"
+	fi
+}
+
 make_work_dir
+atomics_under_loss
 transport_timeout
 
 ktap_finish
