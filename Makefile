@@ -22,7 +22,8 @@
 #   make compat-table     Documentation/compatibility.md from the results
 #                         make check left in build/results
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
-#                         one guest boot (run it on a quiet host)
+#                         one guest boot (run it on a quiet host);
+#                         BENCH_ARGS="--reps 7" for more repetitions
 #   make clean
 #
 # Each kernel gets its own build tree, build/<kver>/, made of symlinks to
@@ -157,7 +158,7 @@ demo-run:
 bench:
 	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
 	$(TOP)/tools/bench/sroce-bench -k $(or $(KVER_61),$(KVER)) \
-		--out $(BUILD)/bench/bench.txt
+		--out $(BUILD)/bench/bench.txt $(BENCH_ARGS)
 
 # DKMS: add this tree and build it for every supported kernel (no install).
 dkms-build:

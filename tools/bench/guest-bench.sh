@@ -10,16 +10,20 @@
 # then prints a table of medians with ratios (see Documentation/benchmarks.md)
 # and writes it to $SROCE_OUT/bench.txt when sroce-vm has an --out share.
 #
-# usage: guest-bench.sh [--quick] [--deadline UPTIME_SECS] [--host-load STR]
+# usage: guest-bench.sh [--quick] [--reps N] [--deadline UPTIME_SECS]
+#                       [--host-load STR]
+#   --reps: repetitions of every test (default 3, 1 with --quick); the
+#   table gives their median.
 #   --deadline: guest uptime by which the script must have finished (the host
 #   passes its sroce-vm timeout minus a margin); tests that no longer fit are
 #   reported as "skip" instead of running into the harness's timeout.
 set -u
 
-quick=0 deadline=0 host_load=''
+quick=0 deadline=0 host_load='' want_reps=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
+	--reps) want_reps=$2; shift ;;
 	--deadline) deadline=$2; shift ;;
 	--host-load) host_load=$2; shift ;;
 	*) echo "guest-bench: unknown argument $1" >&2; exit 2 ;;
@@ -32,6 +36,7 @@ if [ "$quick" = 1 ]; then
 else
 	reps=3 bw_n=(-n 1000) lat_n=(-n 1000) pt_timeout=60 tcp_secs=5
 fi
+[ -z "$want_reps" ] || reps=$want_reps
 [ "$deadline" -gt 0 ] || deadline=100000
 
 ns=b
