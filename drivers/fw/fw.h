@@ -613,6 +613,12 @@ void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
 void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_pkt *pkt);
 
+/* Whether packets are out that no ACK covered yet. Caller holds qp->lock. */
+static inline bool sroce_fw_outstanding(const struct sroce_fw_qp *qp)
+{
+	return qp->una_psn != qp->next_psn;
+}
+
 /* fw_comp.c */
 void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  struct sroce_fw_pkt *pkt);

@@ -53,12 +53,6 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->rd_atomic_out = 0;
 }
 
-/* Whether packets are out that no ACK covered yet. */
-static bool sroce_fw_outstanding(struct sroce_fw_qp *qp)
-{
-	return qp->una_psn != qp->next_psn;
-}
-
 /* The transport timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3), >= 10 ms. */
 static unsigned long sroce_fw_retry_jiffies(const struct sroce_fw_qp *qp)
 {

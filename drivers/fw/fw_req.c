@@ -612,7 +612,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	u64 len;
 
 	spin_lock(&qp->lock);
-	idle = qp->una_psn == qp->next_psn;
+	idle = !sroce_fw_outstanding(qp);
 	if (qp->attr.state == SROCE_QPS_ERR) {
 		sroce_fw_flush(fw, qp);
 		goto out_unlock;

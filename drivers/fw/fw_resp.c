@@ -464,10 +464,14 @@ static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 rkey = sroce_reth_rkey(reth), len = sroce_reth_len(reth);
 	u32 pmtu = sroce_fw_qp_pmtu(fw, qp), off = 0, i;
 	struct sroce_fw_mr *mr = NULL;
+	struct sroce_fw_path path;
+	bool routed;
 
 	*npkts = len ? DIV_ROUND_UP(len, pmtu) : 1;
 	if (!(le32_to_cpu(qp->attr.access_flags) & SROCE_ACCESS_REMOTE_READ))
 		return SROCE_SYN_NAK_REM_ACCESS;
+	/* One path for every packet of the response. */
+	routed = !sroce_fw_resp_path(fw, qp, &path);
 	rcu_read_lock();
 	if (len) {
 		mr = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn,
@@ -495,7 +499,8 @@ static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			f.opcode = SROCE_OP_READ_RESP_LAST;
 		else
 			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
-		sroce_fw_send_resp(fw, qp, &f, mr, va + off);
+		if (routed)
+			sroce_fw_resp_xmit(fw, &f, &path, mr, va + off);
 		off += f.payload_len;
 	}
 	rcu_read_unlock();

@@ -297,6 +297,11 @@ nsx() {
 	ip netns exec "$NS" "$@"
 }
 
+# listening NS PORT: a TCP listener on PORT in namespace NS ("" = ours)
+listening() {
+	${1:+ip netns exec $1} ss -ltnH "sport = :$2" | grep -q .
+}
+
 # server_client NAME PORT SERVER_CMD... -- CLIENT_CMD...: the server in $NS,
 # the client here once the server listens on TCP PORT; passes NAME if both
 # exit 0 within 60 s. Logs go to $work/NAME.srv and $work/NAME.cli
@@ -309,10 +314,7 @@ server_client() {
 	cli=("$@")
 	nsx timeout 60 "${srv[@]}" >"$work/$name.srv" 2>&1 &
 	spid=$!
-	server_listening() {
-		nsx ss -ltn | grep -q ":$1 "
-	}
-	if ! wait_until 20 server_listening "$port"; then
+	if ! wait_until 20 listening "$NS" "$port"; then
 		kill "$spid" 2>/dev/null
 		ktap_fail "$name" "server did not listen"
 		return

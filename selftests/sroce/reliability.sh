@@ -95,11 +95,6 @@ rnr0=$(stat "$DEV0" rcvd_rnr_err)
 xfer slow_receiver_rnr 180 -n 60 -s 8 -r
 stat_grew "rnr_naks_counted" "$DEV0" rcvd_rnr_err "$rnr0"
 
-# listening PORT: a TCP server listens on PORT in the namespace
-listening() {
-	nsx ss -ltn | grep -q ":$1 "
-}
-
 # A black hole for RoCE only (TCP still passes, so ibv_rc_pingpong
 # connects): no answer ever comes back. ibv_rc_pingpong asks for 7 retries
 # of 4.096 us * 2^14 = 67 ms, so the transport timer must fire exactly 8
@@ -120,7 +115,7 @@ transport_timeout() {
 	ex0=$(stat "$DEV0" retry_exceeded_err)
 	nsx timeout 30 ibv_rc_pingpong -d "$DEV1" -g "$g1" -p 18631 -n 1 \
 		>"$work/timeout.srv" 2>&1 &
-	if ! wait_until 20 listening 18631; then
+	if ! wait_until 20 listening "$NS" 18631; then
 		ktap_fail "$name" "server did not listen"
 		return
 	fi
@@ -152,7 +147,7 @@ atomics_under_loss() {
 	nsx timeout 150 ib_atomic_bw -d "$DEV1" -x "$g1" -F -o 64 -n 1000 \
 		-p 18632 >"$work/atomic.srv" 2>&1 &
 	spid=$!
-	if ! wait_until 20 listening 18632; then
+	if ! wait_until 20 listening "$NS" 18632; then
 		netem ""
 		ktap_fail "$name" "server did not listen"
 		return

@@ -52,11 +52,6 @@ g1=$(gid_v4 sroce_fz1 0a60:0002)
 
 ktap_plan 16
 
-# listening NS PORT: a TCP listener on PORT in namespace NS ("" = ours)
-listening() {
-	${1:+ip netns exec $1} ss -ltnH "sport = :$2" | grep -q .
-}
-
 # pingpong NAME TOOL SERVER_NS SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID
 #          ADDR PORT ARGS...: one run of an rdma-core pingpong pair.
 pingpong() {
