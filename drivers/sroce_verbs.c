@@ -31,7 +31,6 @@ static_assert((int)SROCE_GID_ROCE_V1 == (int)IB_GID_TYPE_ROCE);
 static_assert((int)SROCE_GID_ROCE_V2 == (int)IB_GID_TYPE_ROCE_UDP_ENCAP);
 
 /* Largest message the transport will accept, as rdma_rxe reports. */
-#define SROCE_MAX_MSG_SIZE		0x800000
 
 /**
  * sroce_query_caps() - read the device capabilities from the firmware
@@ -139,7 +138,7 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->gid_tbl_len = le32_to_cpu(resp.gid_tbl_len);
 	attr->pkey_tbl_len = le32_to_cpu(resp.pkey_tbl_len);
 	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
+	attr->max_msg_sz = SROCE_FW_MAX_MSG_SIZE;
 	attr->max_vl_num = 1;
 	attr->ip_gids = true;
 	sroce_eth_speed_to_ib(le32_to_cpu(resp.link_speed_mbps),

@@ -19,6 +19,8 @@
 
 #include "sroce/fw_bus.h"
 #include "lib/sroce_lib.h"
+#include "lib/psn.h"
+#include "lib/ring.h"
 #include "lib/roce_hdr.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
@@ -79,13 +81,18 @@ struct sroce_fw_cq {
  * burst does not overrun the receiving CPU's backlog (veth, loopback).
  */
 #define SROCE_FW_SEND_WINDOW		64
-/*
- * Atomic results an RC responder keeps to answer duplicates: as many as a
- * requester may have outstanding (max_dest_rd_atomic at most), since after
- * a lost response all of them may come again.
- */
-#define SROCE_FW_ATOMIC_REPLAY		SROCE_FW_MAX_RD_ATOMIC
 #define SROCE_FW_ACKREQ_EVERY		16
+
+/*
+ * Packets one message may take: half the PSN space less one, so that PSN
+ * arithmetic (differences within +-2^23) stays unambiguous across it. At
+ * path MTU 256 this caps a message at 1 GiB; from 512 up, the IBA limit of
+ * SROCE_FW_MAX_MSG_SIZE applies.
+ */
+#define SROCE_FW_MAX_MSG_PKTS		(BIT(22) - 1)
+
+/* sq_err_index when no WQE waits to complete in error. */
+#define SROCE_FW_NO_SQ_ERR		U32_MAX
 
 /* Largest WQE slot, log2: a send WQE with SROCE_FW_MAX_INLINE fits. */
 #define SROCE_FW_MAX_WQE_LOG2		10
@@ -142,18 +149,71 @@ struct sroce_fw_srq {
 	struct rcu_head rcu;
 };
 
+/* Transmit priorities of the port: the 802.1p priorities. */
+#define SROCE_FW_NUM_PRIO	8
+
 /**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
- * @lock: protects @ready, @running and the sched_* fields of QPs
- * @ready: QPs with something to send, served round robin
- * @running: some context is serving @ready
- * @work: serves @ready when the context that found it had to hand over
+ * @lock: protects @ready, @ready_mask, @rr_prio, @running and the sched_*
+ *	  fields of QPs; taken in any context (irqsave), innermost: nothing
+ *	  is locked under it
+ * @ready: per priority, the QPs with something to send, round robin
+ * @ready_mask: bit N set while @ready[N] is not empty
+ * @rr_prio: the priority whose list is served first at the next pick
+ * @running: some context is serving the lists
+ * @work: serves the lists when the context that found them had to hand over
  */
 struct sroce_fw_sched {
-	spinlock_t lock; /* protects ready, running, QPs' sched_* fields */
-	struct list_head ready;
+	spinlock_t lock; /* ready lists, mask, running, QPs' sched_*: any ctx */
+	struct list_head ready[SROCE_FW_NUM_PRIO];
+	u8 ready_mask;
+	u8 rr_prio;
 	bool running;
 	struct work_struct work;
+};
+
+/**
+ * struct sroce_fw_rd_res - an RC responder resource: one READ or atomic
+ * request, whose responses the transmit stage sends from here, and sends
+ * again from here when the request is repeated
+ * @first_psn: PSN of the request, which the first response carries
+ * @last_psn: PSN of the last response
+ * @next_psn: next response to send; last_psn + 1 once all are sent
+ * @opcode: SROCE_OP_READ_REQ, SROCE_OP_CMP_SWAP or SROCE_OP_FETCH_ADD
+ * @msn: the MSN the responses carry
+ * @rkey: READ: the key checked when the request was accepted
+ * @va: READ: first byte
+ * @len: READ: bytes, at most SROCE_FW_MAX_MSG_SIZE
+ * @orig: atomic: the value found before the operation
+ */
+struct sroce_fw_rd_res {
+	u32 first_psn;
+	u32 last_psn;
+	u32 next_psn;
+	u8 opcode;
+	u32 msn;
+	u32 rkey;
+	u64 va;
+	u32 len;
+	u64 orig;
+};
+
+/**
+ * struct sroce_fw_resp_ack - the acknowledgment or NAK the responder owes
+ * @pending: one is owed
+ * @psn: the PSN it names (for a NAK, the PSN expected or refused)
+ * @syndrome: AETH syndrome
+ * @msn: AETH MSN
+ *
+ * A later one replaces an earlier one (ACKs are cumulative, a NAK covers
+ * what is before it), which coalesces acknowledgments for free; it leaves
+ * only after every response to a request before @psn.
+ */
+struct sroce_fw_resp_ack {
+	bool pending;
+	u32 psn;
+	u8 syndrome;
+	u32 msn;
 };
 
 /**
@@ -179,7 +239,10 @@ struct sroce_fw_sched {
  * @rq_cons: receive consumer index
  * @max_recv_sge: SGEs a receive WQE may carry
  * @fw: the function, for timers
- * @sched_node: on the port scheduler's ready list
+ * @prio: transmit priority (the SL of the address vector of a connected
+ *	  QP, 0 for datagram QPs); read when the QP is queued
+ * @sched_node: on one of the port scheduler's ready lists
+ * @sched_prio: the list it is on
  * @sched_queued: on that list now
  * @sched_dead: being destroyed; never queued again
  * @next_psn: PSN of the next packet sent
@@ -201,8 +264,19 @@ struct sroce_fw_sched {
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
- * @atomic_replay: RC responder: results of recent atomics, for duplicates
- * @atomic_replay_next: RC responder: next slot of @atomic_replay
+ * @rnr_wait: RC: an RNR NAK's delay is running; nothing is sent until then
+ * @sq_err_index: RC: send slot of a WQE that failed locally while WQEs
+ *		  before it were still unacknowledged; SROCE_FW_NO_SQ_ERR if
+ *		  none. Sending stops there; it completes with @sq_err_status
+ *		  when everything before it has completed.
+ * @sq_err_status: RC: IB_WC_* status of that WQE
+ * @res: RC responder: ring of @res_cap READ/atomic resources
+ * @res_cap: entries of @res in use: max_dest_rd_atomic, at least 1
+ * @res_tail: free-running count of resources taken; the newest is
+ *	      @res[(res_tail - 1) % res_cap]
+ * @res_tx: free-running index of the oldest resource that may have
+ *	    responses left to send; res_tail - res_tx <= res_cap
+ * @resp_ack: RC responder: the acknowledgment owed
  * @epsn: responder: expected PSN
  * @msn: responder: messages completed
  * @nak_sent: responder: a sequence NAK is out, stay quiet until repaired
@@ -236,7 +310,9 @@ struct sroce_fw_qp {
 	u32 rq_cons;
 	u8 max_recv_sge;
 	struct sroce_fw_dev *fw;
+	u8 prio;
 	struct list_head sched_node;
+	u8 sched_prio;
 	bool sched_queued;
 	bool sched_dead;
 	u32 next_psn;
@@ -255,12 +331,14 @@ struct sroce_fw_qp {
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
-	struct {
-		u32 psn;
-		bool valid;
-		u64 orig;
-	} atomic_replay[SROCE_FW_ATOMIC_REPLAY];
-	u32 atomic_replay_next;
+	bool rnr_wait;
+	u32 sq_err_index;
+	u32 sq_err_status;
+	struct sroce_fw_rd_res *res;
+	u32 res_cap;
+	u32 res_tail;
+	u32 res_tx;
+	struct sroce_fw_resp_ack resp_ack;
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
@@ -587,8 +665,29 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      void *buf, u64 len, bool to_mr);
 
 /* fw_req.c */
-bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
+
+/**
+ * struct sroce_fw_reply - an acknowledgment taken from the responder's
+ * debts during a turn, built and sent once the QP's lock is released
+ * @f: its header fields
+ * @path: where it goes
+ * @pending: there is one
+ */
+struct sroce_fw_reply {
+	struct sroce_roce_fields f;
+	struct sroce_fw_path path;
+	bool pending;
+};
+
+/* fw_tx.c */
+struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
+				  u8 **payload);
+int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		struct sk_buff *skb, const struct sroce_fw_path *path);
+bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_mcast.c */
 bool sroce_fw_gid_is_mcast(const u8 gid[SROCE_GID_LEN]);
@@ -610,6 +709,11 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
+bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    struct sroce_fw_reply *ack);
+void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			 struct sroce_fw_reply *ack);
+void sroce_fw_resp_reset(struct sroce_fw_qp *qp);
 void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_pkt *pkt);
 
@@ -617,6 +721,19 @@ void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 static inline bool sroce_fw_outstanding(const struct sroce_fw_qp *qp)
 {
 	return qp->una_psn != qp->next_psn;
+}
+
+/*
+ * The requester's invariants (Documentation/datapath.md), checked where
+ * they can break. In ring order sq_cons <= sq_next <= sq_high <= the
+ * producer; una_psn <= next_psn in PSN order: nothing is acknowledged
+ * that was not sent. Caller holds qp->lock.
+ */
+static inline void sroce_fw_check_sq(const struct sroce_fw_qp *qp)
+{
+	WARN_ON_ONCE(sroce_psn_diff(qp->next_psn, qp->una_psn) < 0);
+	WARN_ON_ONCE(sroce_ring_count(qp->sq_next, qp->sq_cons, qp->sq_mask) >
+		     sroce_ring_count(qp->sq_high, qp->sq_cons, qp->sq_mask));
 }
 
 /* fw_comp.c */

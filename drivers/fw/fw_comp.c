@@ -53,13 +53,17 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->rd_atomic_out = 0;
 }
 
-/* The transport timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3), >= 10 ms. */
+/*
+ * The transport timeout: 4.096 us * 2^timeout (IBA 9.7.6.1.3), >= 10 ms.
+ * Counted in nanoseconds: timeouts 30 and 31 (73 and 147 minutes) do not
+ * fit a 32-bit count of microseconds.
+ */
 static unsigned long sroce_fw_retry_jiffies(const struct sroce_fw_qp *qp)
 {
-	u64 usec = (4096ULL << qp->attr.timeout) / 1000;
+	u64 nsec = 4096ULL << qp->attr.timeout;
 
 	/* At least 10 ms: a slow emulated machine must not resend needlessly. */
-	return usecs_to_jiffies(max_t(u64, usec, 10000));
+	return nsecs_to_jiffies(max_t(u64, nsec, 10 * NSEC_PER_MSEC));
 }
 
 /**
@@ -132,6 +136,9 @@ void sroce_fw_rnr_timer(struct timer_list *t)
 {
 	struct sroce_fw_qp *qp = from_timer(qp, t, rnr_timer);
 
+	spin_lock_bh(&qp->lock);
+	qp->rnr_wait = false;
+	spin_unlock_bh(&qp->lock);
 	sroce_fw_ring_sq(qp->fw, qp);
 }
 
@@ -146,8 +153,10 @@ static bool sroce_fw_is_rd_atomic(const struct sroce_fw_sq_track *t)
  * Retire WQEs whose last packet is at or before @psn. READs and atomics
  * only complete with their responses: an ACK beyond one whose response is
  * missing means the response was lost, so send again from there.
+ * Return: true if it rewound; the caller must then leave una_psn and
+ * next_psn where the rewind put them.
  */
-static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+static bool sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 psn)
 {
 	while (qp->sq_cons != qp->sq_next &&
@@ -155,10 +164,11 @@ static void sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
 			sroce_fw_rewind(fw, qp, qp->comp_psn);
 			sroce_fw_sched_add(fw, qp);
-			break;
+			return true;
 		}
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	}
+	return false;
 }
 
 /* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */
@@ -243,6 +253,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  struct sroce_fw_pkt *pkt)
 {
 	const struct sroce_roce_info *info = &pkt->info;
+	bool rewound;
 	u8 syndrome;
 	u32 status;
 
@@ -273,8 +284,9 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (sroce_psn_before(info->psn, qp->una_psn) ||
 		    !sroce_psn_before(info->psn, qp->next_psn))
 			break;
-		sroce_fw_retire(fw, qp, info->psn);
-		qp->una_psn = sroce_psn_add(info->psn, 1);
+		/* After a rewind, una_psn is where sending starts again. */
+		if (!sroce_fw_retire(fw, qp, info->psn))
+			qp->una_psn = sroce_psn_add(info->psn, 1);
 		qp->rnr_left = qp->attr.rnr_retry;
 		qp->retry_left = qp->attr.retry_cnt;
 		/* Progress: restart the timeout and refill the window. */
@@ -283,7 +295,9 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
 		sroce_fw_count(fw, SROCE_STAT_RNR_NAK_RCVD);
-		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
+		/* A lost READ response before it: that is resent first. */
+		if (sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1)))
+			break;
 		if (qp->rnr_left == 0) {
 			sroce_fw_count(fw, SROCE_STAT_RNR_RETRY_EXC);
 			status = IB_WC_RNR_RETRY_EXC_ERR;
@@ -292,16 +306,20 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (qp->rnr_left != 7)
 			qp->rnr_left--;
 		sroce_fw_rewind(fw, qp, info->psn);
+		/* Nothing is sent until the delay is over (fw_req.c). */
+		qp->rnr_wait = true;
 		mod_timer(&qp->rnr_timer, jiffies +
 			  usecs_to_jiffies(sroce_rnr_usec[syndrome &
 						   SROCE_AETH_VALUE_MASK]));
 		break;
 	case SROCE_AETH_TYPE_NAK:	/* the PSN is the one expected */
-		sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
+		rewound = sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
 		switch (syndrome & SROCE_AETH_VALUE_MASK) {
 		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
 			sroce_fw_count(fw, SROCE_STAT_SEQ_NAK_RCVD);
-			sroce_fw_rewind(fw, qp, info->psn);
+			/* Not past a READ whose response went missing. */
+			if (!rewound)
+				sroce_fw_rewind(fw, qp, info->psn);
 			sroce_fw_sched_add(fw, qp);
 			goto out_unlock;
 		case SROCE_AETH_NAK_REM_ACCESS:
@@ -319,6 +337,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		break;
 	}
 out_unlock:
+	sroce_fw_check_sq(qp);
 	spin_unlock_bh(&qp->lock);
 	return;
 

@@ -62,6 +62,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);
 	kvfree(qp->track);
+	kfree(qp->res);
 	atomic_dec(&qp->scq->users);
 	atomic_dec(&qp->rcq->users);
 	if (qp->srq)
@@ -130,7 +131,16 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	/* Big enough for a WQE of the QP's own ring or of any SRQ. */
 	qp->rwqe = kmalloc(BIT(SROCE_FW_MAX_WQE_LOG2), GFP_KERNEL);
 	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
-	if (!qp->swqe || !qp->rwqe || !qp->track) {
+	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
+	/* RC responders answer READs and atomics from a resource ring. */
+	if (qp->type == SROCE_QPT_RC) {
+		qp->res = kcalloc(SROCE_FW_MAX_RD_ATOMIC, sizeof(*qp->res),
+				  GFP_KERNEL);
+		if (qp->res)
+			sroce_fw_resp_reset(qp);
+	}
+	if (!qp->swqe || !qp->rwqe || !qp->track ||
+	    (qp->type == SROCE_QPT_RC && !qp->res)) {
 		status = SROCE_FW_ERR_NO_RESOURCES;
 		goto err_free;
 	}
@@ -175,6 +185,7 @@ err_put:
 	if (qp->srq)
 		atomic_dec(&qp->srq->users);
 err_free:
+	kfree(qp->res);
 	kvfree(qp->track);
 	kfree(qp->swqe);
 	kfree(qp->rwqe);
@@ -298,7 +309,10 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->nak_sent = false;
 	qp->msn = 0;
 	qp->rd_atomic_out = 0;
-	memset(qp->atomic_replay, 0, sizeof(qp->atomic_replay));
+	qp->rnr_wait = false;
+	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
+	if (qp->res)
+		sroce_fw_resp_reset(qp);
 	WRITE_ONCE(qp->sq->producer_index, 0);
 	WRITE_ONCE(qp->sq->consumer_index, 0);
 	if (qp->rq) {
@@ -364,6 +378,12 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		qp->epsn = le32_to_cpu(qp->attr.rq_psn);
 	if (mask & SROCE_QPA_RNR_RETRY)
 		qp->rnr_left = qp->attr.rnr_retry;
+	if ((mask & SROCE_QPA_MAX_DEST_RD_ATOMIC) && qp->res)
+		sroce_fw_resp_reset(qp);
+	/* Connected QPs send at the priority of their path. */
+	if ((mask & SROCE_QPA_AV) && qp->type != SROCE_QPT_UD &&
+	    qp->type != SROCE_QPT_GSI)
+		WRITE_ONCE(qp->prio, qp->attr.av.sl % SROCE_FW_NUM_PRIO);
 	qp->attr.state = next;
 out_unlock:
 	spin_unlock_bh(&qp->lock);

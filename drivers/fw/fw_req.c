@@ -143,8 +143,17 @@ void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
 	/* Local operations behind it were done already: they follow. */
 	while (status == IB_WC_SUCCESS && qp->sq_cons != qp->sq_high &&
+	       qp->sq_cons != qp->sq_err_index &&
 	       qp->track[qp->sq_cons].local)
 		sroce_fw_sq_pop(fw, qp, status, &qp->track[qp->sq_cons]);
+	/* A WQE that failed locally behind them completes now, in order. */
+	if (qp->sq_cons == qp->sq_err_index) {
+		sroce_fw_sq_pop(fw, qp, qp->sq_err_status,
+				&qp->track[qp->sq_cons]);
+		qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
+		qp->attr.state = SROCE_QPS_ERR;
+		sroce_fw_sched_add(fw, qp);
+	}
 }
 
 /* Copy the send WQE at slot @index; validate its SGE count. */
@@ -197,34 +206,22 @@ static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 				 off, dst, len, false);
 }
 
-/* Build headers + payload into a new skb and send it. */
+/* Build headers + the WQE's payload @off bytes in, and send it. */
 static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     struct sroce_roce_fields *f,
 			     const struct sroce_fw_path *path, u64 off)
 {
-	unsigned int pad = sroce_roce_pad(f->payload_len);
 	struct sk_buff *skb;
-	int hdr_len;
+	u8 *payload;
 
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
-			f->payload_len + pad + 4, GFP_ATOMIC);
+	skb = sroce_fw_tx_alloc(f, &payload);
 	if (!skb)
 		return -ENOMEM;
-	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
-	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
-				   SROCE_ROCE_MAX_HDR_LEN, f);
-	if (hdr_len < 0) {
-		kfree_skb(skb);
-		return hdr_len;
-	}
-	skb_put(skb, hdr_len);
-	if (sroce_fw_gather(fw, qp, off, skb_put(skb, f->payload_len),
-			    f->payload_len)) {
+	if (sroce_fw_gather(fw, qp, off, payload, f->payload_len)) {
 		kfree_skb(skb);
 		return -EACCES;
 	}
-	skb_put_zero(skb, pad + 4);
-	sroce_fw_xmit(fw, skb, path);
+	sroce_fw_tx(fw, qp, skb, path);
 	return 0;
 }
 
@@ -414,7 +411,8 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	if (sroce_fw_swqe_length(qp, &len))
+	if (sroce_fw_swqe_length(qp, &len) || len > SROCE_FW_MAX_MSG_SIZE ||
+	    DIV_ROUND_UP_ULL(len, pmtu) > SROCE_FW_MAX_MSG_PKTS)
 		return IB_WC_LOC_LEN_ERR;
 	/*
 	 * Resuming mid-message reads the WQE from the ring again; userspace
@@ -481,8 +479,13 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	return IB_WC_SUCCESS;
 }
 
-/* ERROR state: complete everything posted with a flush status. */
-static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+/**
+ * sroce_fw_flush() - ERROR state: complete everything posted with a flush
+ * status
+ * @fw: the function
+ * @qp: the QP, whose lock is held
+ */
+void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	struct ib_uverbs_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
@@ -511,6 +514,7 @@ static void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = 0;
 	qp->sq_high = qp->sq_cons;
+	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
 
 	/* SRQ WQEs belong to the SRQ, not to this QP: they stay. */
 	if (!qp->rq)
@@ -533,7 +537,13 @@ out_rq_done:
 	qp->in_msg = false;
 }
 
-/* A local error: complete the WQE, take the QP to ERROR, flush the rest. */
+/*
+ * A local error (IBA 10.8.3): the WQE completes with @status and the QP
+ * goes to ERROR, which flushes the rest. Completions stay in order: on an
+ * RC QP whose earlier WQEs still wait for their acknowledgments, sending
+ * stops at this one, which completes once they have (sroce_fw_sq_retire()),
+ * so the error is reported in its place and not behind flushed WQEs.
+ */
 static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 				struct sroce_fw_qp *qp, u32 status)
 {
@@ -542,9 +552,12 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 		.opcode = qp->swqe->wr.opcode,
 	};
 
-	/* Completions stay in order: WQEs sent before this one flush first. */
-	while (qp->sq_cons != qp->sq_next)
-		sroce_fw_sq_retire(fw, qp, IB_WC_WR_FLUSH_ERR);
+	if (qp->type == SROCE_QPT_RC && qp->sq_cons != qp->sq_next) {
+		qp->track[qp->sq_next] = t;
+		qp->sq_err_index = qp->sq_next;
+		qp->sq_err_status = status;
+		return;
+	}
 	sroce_fw_sq_pop(fw, qp, status, &t);
 	qp->attr.state = SROCE_QPS_ERR;
 	sroce_fw_flush(fw, qp);
@@ -592,37 +605,31 @@ static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 #define SROCE_FW_TX_QUANTUM	16
 
 /**
- * sroce_fw_qp_transmit() - the requester of one QP, for one turn
+ * sroce_fw_req_transmit() - the requester's part of a QP's turn
  * @fw: the function
- * @qp: the QP the scheduler picked
+ * @qp: the QP, in RTS, whose lock is held
  *
- * Sends up to a quantum of WQEs from the send ring, or flushes it if the
- * QP is in ERROR.
+ * Sends up to a quantum of WQEs from the send ring.
  *
  * Context: softirqs disabled, inside an RCU read-side section.
- * Return: true if the QP has more to send now (the scheduler serves it
- * again after the others), false if it is done or waits for ACKs.
+ * Return: true if the QP has more to send now, false if it is done or
+ * waits for ACKs (the completer makes it ready again).
  */
-bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
+	bool idle = !sroce_fw_outstanding(qp);
 	struct sroce_fw_sq_track t;
-	bool more = false, local, idle;
+	bool more = false, local;
 	u32 prod, status;
 	u64 len;
 
-	spin_lock(&qp->lock);
-	idle = !sroce_fw_outstanding(qp);
-	if (qp->attr.state == SROCE_QPS_ERR) {
-		sroce_fw_flush(fw, qp);
-		goto out_unlock;
-	}
-	if (qp->attr.state != SROCE_QPS_RTS)
-		goto out_unlock;
-
+	/* An RNR NAK's delay: its timer makes the QP ready again. */
+	if (qp->rnr_wait)
+		return false;
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
-	while (qp->sq_next != prod) {
+	while (qp->sq_next != prod && qp->sq_next != qp->sq_err_index) {
 		if (!quantum--) {
 			more = true;
 			break;
@@ -638,13 +645,13 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		if (sroce_fw_fetch_swqe(qp, qp->sq_next) ||
 		    sroce_fw_swqe_length(qp, &len)) {
 			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
-			goto out_unlock;
+			return false;
 		}
 		/* Resuming a WQE that userspace turned into another one. */
 		if (qp->sq_next_off &&
 		    qp->swqe->wr.opcode != qp->track[qp->sq_next].opcode) {
 			sroce_fw_send_error(fw, qp, IB_WC_LOC_QP_OP_ERR);
-			goto out_unlock;
+			return false;
 		}
 		local = sroce_fw_is_local_op(qp->swqe->wr.opcode);
 		if (local)
@@ -658,7 +665,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
 			sroce_fw_send_error(fw, qp, status);
-			goto out_unlock;
+			return false;
 		}
 		t = (struct sroce_fw_sq_track){
 			.wr_id = qp->swqe->wr.wr_id,
@@ -689,10 +696,10 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	}
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
-	if (qp->type == SROCE_QPT_RC)
+	if (qp->type == SROCE_QPT_RC) {
 		sroce_fw_arm_retry(qp, idle);
-out_unlock:
-	spin_unlock(&qp->lock);
+		sroce_fw_check_sq(qp);
+	}
 	return more;
 }
 

@@ -186,38 +186,6 @@ out_unlock:
 	spin_unlock_bh(&qp->lock);
 }
 
-/*
- * Build and send one response packet along @path: headers from @f, then
- * @f->payload_len bytes read from @mr at @va (nothing when the length is 0).
- */
-static int sroce_fw_resp_xmit(struct sroce_fw_dev *fw,
-			      const struct sroce_roce_fields *f,
-			      const struct sroce_fw_path *path,
-			      struct sroce_fw_mr *mr, u64 va)
-{
-	unsigned int pad = sroce_roce_pad(f->payload_len);
-	struct sk_buff *skb;
-	int len;
-
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
-			f->payload_len + pad + 4, GFP_ATOMIC);
-	if (!skb)
-		return -ENOMEM;
-	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
-	len = sroce_roce_build(skb_tail_pointer(skb), SROCE_ROCE_MAX_HDR_LEN,
-			       f);
-	if (len < 0) {
-		kfree_skb(skb);
-		return len;
-	}
-	skb_put(skb, len);
-	if (f->payload_len)
-		sroce_fw_mr_copy(mr, va, skb_put(skb, f->payload_len),
-				 f->payload_len, false);
-	skb_put_zero(skb, pad + 4);
-	return sroce_fw_xmit(fw, skb, path);
-}
-
 /* The path of the QP's responses. Caller holds qp->lock. */
 static int sroce_fw_resp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			      struct sroce_fw_path *path)
@@ -228,72 +196,28 @@ static int sroce_fw_resp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	return 0;
 }
 
-/* Send one response packet now (see sroce_fw_resp_xmit()). */
-static int sroce_fw_send_resp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      struct sroce_roce_fields *f,
-			      struct sroce_fw_mr *mr, u64 va)
+static bool sroce_fw_syndrome_is_nak(u8 syndrome)
 {
-	struct sroce_fw_path path;
-
-	if (sroce_fw_resp_path(fw, qp, &path))
-		return -EINVAL;
-	return sroce_fw_resp_xmit(fw, f, &path, mr, va);
+	return (syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_TYPE_ACK;
 }
 
 /*
- * An ACK decided under the QP's lock and sent after it is released. The
- * completion a request produces is visible to the consumer as soon as it
- * is written, and the consumer's next post needs the same lock: building
- * the packet outside it keeps that post from waiting. Only plain ACKs are
- * held, whose order does not matter: a later cumulative ACK overtaking an
- * earlier one is harmless.
+ * Owe the requester an acknowledgment or NAK of @psn (for a NAK, the PSN
+ * expected or refused); the egress stage sends it. It replaces one owed
+ * already, except that a NAK is not replaced by an ACK of an earlier PSN
+ * (a duplicate's). Caller holds qp->lock and makes the QP ready.
  */
-struct sroce_fw_reply {
-	struct sroce_roce_fields f;
-	struct sroce_fw_path path;
-	bool pending;
-};
-
-/* Keep @f to send after the unlock. Caller holds qp->lock. */
-static void sroce_fw_reply_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-				const struct sroce_roce_fields *f,
-				struct sroce_fw_reply *reply)
+static void sroce_fw_resp_owe(struct sroce_fw_qp *qp, u32 psn, u8 syndrome)
 {
-	if (sroce_fw_resp_path(fw, qp, &reply->path))
+	struct sroce_fw_resp_ack *ack = &qp->resp_ack;
+
+	if (ack->pending && sroce_fw_syndrome_is_nak(ack->syndrome) &&
+	    !sroce_fw_syndrome_is_nak(syndrome) && sroce_psn_before(psn, ack->psn))
 		return;
-	reply->f = *f;
-	reply->pending = true;
-}
-
-/* Send what sroce_fw_reply_hold() kept, if anything. No lock held. */
-static void sroce_fw_reply_send(struct sroce_fw_dev *fw,
-				struct sroce_fw_reply *reply)
-{
-	if (reply->pending)
-		sroce_fw_resp_xmit(fw, &reply->f, &reply->path, NULL, 0);
-}
-
-/*
- * An acknowledgment or NAK of @psn (for a NAK, the PSN expected): sent
- * now, or with @reply held for after the unlock. Caller holds qp->lock.
- */
-static void sroce_fw_send_ack(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      u32 psn, u8 syndrome,
-			      struct sroce_fw_reply *reply)
-{
-	struct sroce_roce_fields f = {
-		.opcode = SROCE_OP_ACK,
-		.pkey = IB_DEFAULT_PKEY_FULL,
-		.qpn = le32_to_cpu(qp->attr.dest_qpn),
-		.psn = psn,
-		.aeth_syndrome = syndrome,
-		.aeth_msn = qp->msn & 0xffffff,
-	};
-
-	if (reply)
-		sroce_fw_reply_hold(fw, qp, &f, reply);
-	else
-		sroce_fw_send_resp(fw, qp, &f, NULL, 0);
+	ack->psn = psn;
+	ack->syndrome = syndrome;
+	ack->msn = qp->msn & 0xffffff;
+	ack->pending = true;
 }
 
 /* The responder hit an error it reports and cannot recover from. */
@@ -302,7 +226,7 @@ static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
 				u32 wc_status)
 {
 	if (qp->type == SROCE_QPT_RC)
-		sroce_fw_send_ack(fw, qp, psn, syndrome, NULL);
+		sroce_fw_resp_owe(qp, psn, syndrome);
 	if (qp->rwqe_valid) {
 		struct ib_uverbs_wc wc = {
 			.wr_id = qp->rwqe->wr_id,
@@ -381,6 +305,12 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			write = true;
 		}
 	}
+	/* No message is longer than the IBA allows (and we advertise). */
+	if (qp->write_len > SROCE_FW_MAX_MSG_SIZE ||
+	    qp->msg_off + n > SROCE_FW_MAX_MSG_SIZE) {
+		*wc_status = IB_WC_REM_INV_REQ_ERR;
+		return SROCE_SYN_NAK_INV_REQ;
+	}
 	/* A receive WQE is needed by SENDs and by WRITEs with immediate. */
 	if (!qp->rwqe_valid && ((!write && start) ||
 				(write && end && (flags & SROCE_OPF_IMM)))) {
@@ -452,89 +382,85 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 /* Serializes responder atomics of every function (IB_ATOMIC_HCA). */
 static DEFINE_SPINLOCK(sroce_fw_atomic_lock);
 
+static bool sroce_fw_res_done(const struct sroce_fw_rd_res *r)
+{
+	return sroce_psn_after(r->next_psn, r->last_psn);
+}
+
+/* Move res_tx past resources whose responses are all sent. */
+static void sroce_fw_res_skip_done(struct sroce_fw_qp *qp)
+{
+	while (qp->res_tx != qp->res_tail &&
+	       sroce_fw_res_done(&qp->res[qp->res_tx % qp->res_cap]))
+		qp->res_tx++;
+}
+
 /*
- * Answer an RDMA READ request (again, for a repeated one). Return: 0 or
- * the NAK syndrome.
+ * A resource for a new READ or atomic, or NULL when every one still has
+ * responses to send: the requester has more outstanding than the
+ * max_dest_rd_atomic it was given, which is refused (IBA 9.7.5.2.2).
+ * The oldest resource, all of its responses sent, is the one reused: a
+ * repeat of it is no longer answered.
  */
-static u8 sroce_fw_do_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			   const struct sroce_fw_pkt *pkt, u32 *npkts)
+static struct sroce_fw_rd_res *sroce_fw_res_new(struct sroce_fw_qp *qp)
+{
+	sroce_fw_res_skip_done(qp);
+	if (qp->res_tail - qp->res_tx >= qp->res_cap)
+		return NULL;
+	return &qp->res[qp->res_tail++ % qp->res_cap];
+}
+
+/*
+ * Accept an RDMA READ request: check it and record it; the egress stage
+ * sends the responses. Return: 0 or the NAK syndrome.
+ */
+static u8 sroce_fw_take_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			     const struct sroce_fw_pkt *pkt, u32 *npkts)
 {
 	const u8 *reth = pkt->hdr + pkt->info.off[SROCE_EXT_RETH];
 	u64 va = sroce_reth_va(reth);
 	u32 rkey = sroce_reth_rkey(reth), len = sroce_reth_len(reth);
-	u32 pmtu = sroce_fw_qp_pmtu(fw, qp), off = 0, i;
-	struct sroce_fw_mr *mr = NULL;
-	struct sroce_fw_path path;
-	bool routed;
+	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
+	struct sroce_fw_rd_res *r;
+	bool ok = true;
 
-	*npkts = len ? DIV_ROUND_UP(len, pmtu) : 1;
 	if (!(le32_to_cpu(qp->attr.access_flags) & SROCE_ACCESS_REMOTE_READ))
 		return SROCE_SYN_NAK_REM_ACCESS;
-	/* One path for every packet of the response. */
-	routed = !sroce_fw_resp_path(fw, qp, &path);
-	rcu_read_lock();
+	*npkts = len ? DIV_ROUND_UP(len, pmtu) : 1;
+	if (len > SROCE_FW_MAX_MSG_SIZE || *npkts > SROCE_FW_MAX_MSG_PKTS)
+		return SROCE_SYN_NAK_INV_REQ;
 	if (len) {
-		mr = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn,
+		rcu_read_lock();
+		ok = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_READ, va, len);
-		if (!mr) {
-			rcu_read_unlock();
-			return SROCE_SYN_NAK_REM_ACCESS;
-		}
+		rcu_read_unlock();
 	}
-	for (i = 0; i < *npkts; i++) {
-		struct sroce_roce_fields f = {
-			.pkey = IB_DEFAULT_PKEY_FULL,
-			.qpn = le32_to_cpu(qp->attr.dest_qpn),
-			.psn = sroce_psn_add(pkt->info.psn, i),
-			.aeth_syndrome = SROCE_SYN_ACK,
-			.aeth_msn = (qp->msn + 1) & 0xffffff,
-			.payload_len = min(len - off, pmtu),
-		};
-
-		if (*npkts == 1)
-			f.opcode = SROCE_OP_READ_RESP_ONLY;
-		else if (!i)
-			f.opcode = SROCE_OP_READ_RESP_FIRST;
-		else if (i == *npkts - 1)
-			f.opcode = SROCE_OP_READ_RESP_LAST;
-		else
-			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
-		if (routed)
-			sroce_fw_resp_xmit(fw, &f, &path, mr, va + off);
-		off += f.payload_len;
-	}
-	rcu_read_unlock();
+	if (!ok)
+		return SROCE_SYN_NAK_REM_ACCESS;
+	r = sroce_fw_res_new(qp);
+	if (!r)
+		return SROCE_SYN_NAK_INV_REQ;
+	qp->msn = (qp->msn + 1) & 0xffffff;
+	*r = (struct sroce_fw_rd_res){
+		.first_psn = pkt->info.psn,
+		.last_psn = sroce_psn_add(pkt->info.psn, *npkts - 1),
+		.next_psn = pkt->info.psn,
+		.opcode = SROCE_OP_READ_REQ,
+		.msn = qp->msn,
+		.rkey = rkey,
+		.va = va,
+		.len = len,
+	};
 	return 0;
 }
 
-/*
- * Send an ATOMIC ACKNOWLEDGE carrying the original value. Not held for
- * after the unlock: the completer takes atomic responses strictly in PSN
- * order, and two held ones could leave in the wrong order.
- */
-static void sroce_fw_send_atomic_ack(struct sroce_fw_dev *fw,
-				     struct sroce_fw_qp *qp, u32 psn, u64 orig)
-{
-	struct sroce_roce_fields f = {
-		.opcode = SROCE_OP_ATOMIC_ACK,
-		.pkey = IB_DEFAULT_PKEY_FULL,
-		.qpn = le32_to_cpu(qp->attr.dest_qpn),
-		.psn = psn,
-		.aeth_syndrome = SROCE_SYN_ACK,
-		.aeth_msn = qp->msn & 0xffffff,
-		.atmack_orig = orig,
-	};
-
-	sroce_fw_send_resp(fw, qp, &f, NULL, 0);
-}
-
-/* Execute an atomic. Return: 0 or the NAK syndrome. */
+/* Execute an atomic and record its result. Return: 0 or the NAK syndrome. */
 static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     const struct sroce_fw_pkt *pkt)
 {
 	const u8 *atm = pkt->hdr + pkt->info.off[SROCE_EXT_ATMETH];
 	u64 va = sroce_atmeth_va(atm), orig, val;
-	u32 slot;
+	struct sroce_fw_rd_res *r;
 	struct sroce_fw_mr *mr;
 
 	if (!(le32_to_cpu(qp->attr.access_flags) &
@@ -543,11 +469,16 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	/* Atomics work on naturally aligned 64-bit words (IBA 9.4.5). */
 	if (va & 7)
 		return SROCE_SYN_NAK_INV_REQ;
+	/* Checked before the memory changes: a refused one has no effect. */
+	r = sroce_fw_res_new(qp);
+	if (!r)
+		return SROCE_SYN_NAK_INV_REQ;
 	rcu_read_lock();
 	mr = sroce_fw_mr_lookup(fw, sroce_atmeth_rkey(atm), qp->pdn, qp->qpn,
 				SROCE_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (!mr) {
 		rcu_read_unlock();
+		qp->res_tail--;
 		return SROCE_SYN_NAK_REM_ACCESS;
 	}
 	spin_lock(&sroce_fw_atomic_lock);
@@ -561,32 +492,45 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	spin_unlock(&sroce_fw_atomic_lock);
 	rcu_read_unlock();
 
-	slot = qp->atomic_replay_next++ % SROCE_FW_ATOMIC_REPLAY;
-	qp->atomic_replay[slot].psn = pkt->info.psn;
-	qp->atomic_replay[slot].orig = orig;
-	qp->atomic_replay[slot].valid = true;
 	qp->msn = (qp->msn + 1) & 0xffffff;
-	sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn, orig);
+	*r = (struct sroce_fw_rd_res){
+		.first_psn = pkt->info.psn,
+		.last_psn = pkt->info.psn,
+		.next_psn = pkt->info.psn,
+		.opcode = pkt->info.opcode,
+		.msn = qp->msn,
+		.orig = orig,
+	};
 	return 0;
 }
 
-/* A repeated READ or atomic: answer it again without side effects. */
-static void sroce_fw_replay(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			    const struct sroce_fw_pkt *pkt)
+/*
+ * A repeated READ or atomic: answer it again from its resource, from the
+ * PSN it names (a READ is asked again only for what did not arrive),
+ * without executing anything. Its parameters are the resource's, checked
+ * when it was accepted, so a forged repeat costs at most what that
+ * resource holds. One no longer held is not answered. Return: true if
+ * responses are owed again.
+ */
+static bool sroce_fw_replay(struct sroce_fw_qp *qp, u32 psn)
 {
-	u32 npkts, i;
+	u32 held = min(qp->res_tail, qp->res_cap), i;
 
-	if (pkt->info.opcode == SROCE_OP_READ_REQ) {
-		qp->msn = (qp->msn - 1) & 0xffffff;
-		sroce_fw_do_read(fw, qp, pkt, &npkts);
-		qp->msn = (qp->msn + 1) & 0xffffff;
-		return;
+	for (i = 1; i <= held; i++) {
+		u32 index = qp->res_tail - i;
+		struct sroce_fw_rd_res *r = &qp->res[index % qp->res_cap];
+
+		if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
+			continue;
+		if (r->opcode != SROCE_OP_READ_REQ)
+			psn = r->first_psn;
+		if (sroce_fw_res_done(r) || sroce_psn_before(psn, r->next_psn))
+			r->next_psn = psn;
+		if ((int)(index - qp->res_tx) < 0)
+			qp->res_tx = index;
+		return true;
 	}
-	for (i = 0; i < SROCE_FW_ATOMIC_REPLAY; i++)
-		if (qp->atomic_replay[i].valid &&
-		    qp->atomic_replay[i].psn == pkt->info.psn)
-			sroce_fw_send_atomic_ack(fw, qp, pkt->info.psn,
-						 qp->atomic_replay[i].orig);
+	return false;
 }
 
 /* RC READ and atomic requests. Caller holds qp->lock. */
@@ -600,14 +544,16 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 
 	if (diff < 0) {
 		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
-		sroce_fw_replay(fw, qp, pkt);
+		if (sroce_fw_replay(qp, pkt->info.psn))
+			pkt->ready_qp = qp;
 		return;
 	}
 	if (diff > 0) {
 		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
-		if (!qp->nak_sent)
-			sroce_fw_send_ack(fw, qp, qp->epsn,
-					  SROCE_SYN_NAK_PSN_SEQ, NULL);
+		if (!qp->nak_sent) {
+			sroce_fw_resp_owe(qp, qp->epsn, SROCE_SYN_NAK_PSN_SEQ);
+			pkt->ready_qp = qp;
+		}
 		qp->nak_sent = true;
 		return;
 	}
@@ -616,19 +562,228 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		syndrome = SROCE_SYN_NAK_INV_REQ;
 	} else if (pkt->info.opcode == SROCE_OP_READ_REQ) {
 		sroce_fw_count(fw, SROCE_STAT_RX_READ_REQ);
-		syndrome = sroce_fw_do_read(fw, qp, pkt, &npkts);
-		if (!syndrome)
-			qp->msn = (qp->msn + 1) & 0xffffff;
+		syndrome = sroce_fw_take_read(fw, qp, pkt, &npkts);
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
 		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
 	}
+	pkt->ready_qp = qp;
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
 				    IB_WC_REM_ACCESS_ERR);
 		return;
 	}
 	qp->epsn = sroce_psn_add(pkt->info.psn, npkts);
+}
+
+/*
+ * Send up to @budget responses of READ resource @r along @path. Return:
+ * 0, or -EACCES when its region no longer covers it (invalidated or
+ * deregistered since the request was accepted).
+ */
+static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
+				  struct sroce_fw_qp *qp,
+				  struct sroce_fw_rd_res *r,
+				  const struct sroce_fw_path *path,
+				  unsigned int *budget)
+{
+	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
+	u32 index = sroce_psn_diff(r->next_psn, r->first_psn);
+	u32 npkts = sroce_psn_diff(r->last_psn, r->first_psn) + 1;
+	u64 off = (u64)index * pmtu;
+	u32 n = min_t(u32, npkts - index, *budget);
+	u64 bytes = min_t(u64, (u64)n * pmtu, r->len - off);
+	struct sroce_fw_mr *mr = NULL;
+	int err = 0;
+
+	rcu_read_lock();
+	/* This turn's part of the range, checked again: it may be gone. */
+	if (bytes) {
+		mr = sroce_fw_mr_lookup(fw, r->rkey, qp->pdn, qp->qpn,
+					SROCE_ACCESS_REMOTE_READ, r->va + off,
+					bytes);
+		if (!mr) {
+			err = -EACCES;
+			goto out_unlock;
+		}
+	}
+	for (; n; n--, index++, (*budget)--) {
+		struct sroce_roce_fields f = {
+			.pkey = IB_DEFAULT_PKEY_FULL,
+			.qpn = le32_to_cpu(qp->attr.dest_qpn),
+			.psn = r->next_psn,
+			.aeth_syndrome = SROCE_SYN_ACK,
+			.aeth_msn = r->msn,
+			.payload_len = min_t(u64, r->len - off, pmtu),
+		};
+		struct sk_buff *skb;
+		u8 *payload;
+
+		if (npkts == 1)
+			f.opcode = SROCE_OP_READ_RESP_ONLY;
+		else if (!index)
+			f.opcode = SROCE_OP_READ_RESP_FIRST;
+		else if (index == npkts - 1)
+			f.opcode = SROCE_OP_READ_RESP_LAST;
+		else
+			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
+		skb = sroce_fw_tx_alloc(&f, &payload);
+		if (!skb)
+			break;	/* the requester asks again for the rest */
+		if (f.payload_len)
+			sroce_fw_mr_copy(mr, r->va + off, payload,
+					 f.payload_len, false);
+		sroce_fw_tx(fw, qp, skb, path);
+		off += f.payload_len;
+		r->next_psn = sroce_psn_add(r->next_psn, 1);
+	}
+out_unlock:
+	rcu_read_unlock();
+	return err;
+}
+
+/* Send the ATOMIC ACKNOWLEDGE of resource @r along @path. */
+static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
+				     struct sroce_fw_qp *qp,
+				     struct sroce_fw_rd_res *r,
+				     const struct sroce_fw_path *path,
+				     unsigned int *budget)
+{
+	struct sroce_roce_fields f = {
+		.opcode = SROCE_OP_ATOMIC_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = r->first_psn,
+		.aeth_syndrome = SROCE_SYN_ACK,
+		.aeth_msn = r->msn,
+		.atmack_orig = r->orig,
+	};
+	struct sk_buff *skb;
+	u8 *payload;
+
+	skb = sroce_fw_tx_alloc(&f, &payload);
+	if (skb)
+		sroce_fw_tx(fw, qp, skb, path);
+	r->next_psn = sroce_psn_add(r->first_psn, 1);
+	(*budget)--;
+}
+
+/* READ response packets (or atomic acknowledgments) per turn of a QP. */
+#define SROCE_FW_RESP_QUANTUM	SROCE_FW_SEND_WINDOW
+
+/**
+ * sroce_fw_resp_transmit() - the responder's part of a QP's turn
+ * @fw: the function
+ * @qp: an RC QP, whose lock is held
+ * @ack: set to the acknowledgment owed, if it may leave now; the caller
+ *	 sends it with sroce_fw_reply_send() after releasing the lock
+ *
+ * Sends up to a quantum of responses, oldest resource first, then takes
+ * the ACK or NAK owed if no response to an earlier request is still to
+ * be sent (responses leave in PSN order). In ERROR only a NAK leaves.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ * Return: true if responses are still owed.
+ */
+bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    struct sroce_fw_reply *ack)
+{
+	unsigned int budget = SROCE_FW_RESP_QUANTUM;
+	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
+	struct sroce_fw_path path;
+	bool routed = false;
+
+	switch (qp->attr.state) {
+	case SROCE_QPS_RTR:
+	case SROCE_QPS_RTS:
+		break;
+	case SROCE_QPS_ERR:
+		qp->res_tx = qp->res_tail;
+		if (owed->pending && !sroce_fw_syndrome_is_nak(owed->syndrome))
+			owed->pending = false;
+		goto out_ack;
+	default:
+		return false;
+	}
+	for (sroce_fw_res_skip_done(qp); qp->res_tx != qp->res_tail && budget;
+	     sroce_fw_res_skip_done(qp)) {
+		struct sroce_fw_rd_res *r = &qp->res[qp->res_tx % qp->res_cap];
+
+		if (!routed && sroce_fw_resp_path(fw, qp, &path)) {
+			/* No route: what is owed is lost, as on a dead link. */
+			qp->res_tx = qp->res_tail;
+			owed->pending = false;
+			return false;
+		}
+		routed = true;
+		if (r->opcode != SROCE_OP_READ_REQ) {
+			sroce_fw_res_send_atomic(fw, qp, r, &path, &budget);
+		} else if (sroce_fw_res_send_read(fw, qp, r, &path, &budget)) {
+			sroce_fw_resp_fatal(fw, qp, r->next_psn,
+					    SROCE_SYN_NAK_REM_ACCESS,
+					    IB_WC_REM_ACCESS_ERR);
+			qp->res_tx = qp->res_tail;
+			break;
+		}
+	}
+	if (qp->res_tx != qp->res_tail &&
+	    !sroce_psn_before(owed->psn,
+			      qp->res[qp->res_tx % qp->res_cap].first_psn))
+		return true;
+out_ack:
+	if (!owed->pending)
+		return qp->res_tx != qp->res_tail;
+	if (!routed && sroce_fw_resp_path(fw, qp, &path)) {
+		owed->pending = false;
+		return false;
+	}
+	ack->f = (struct sroce_roce_fields){
+		.opcode = SROCE_OP_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = owed->psn,
+		.aeth_syndrome = owed->syndrome,
+		.aeth_msn = owed->msn,
+	};
+	ack->path = path;
+	ack->pending = true;
+	owed->pending = false;
+	return qp->res_tx != qp->res_tail;
+}
+
+/**
+ * sroce_fw_reply_send() - send what sroce_fw_resp_transmit() took
+ * @fw: the function
+ * @qp: the QP, whose lock is no longer held
+ * @ack: the acknowledgment, if ack->pending
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ */
+void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			 struct sroce_fw_reply *ack)
+{
+	struct sk_buff *skb;
+	u8 *payload;
+
+	if (!ack->pending)
+		return;
+	skb = sroce_fw_tx_alloc(&ack->f, &payload);
+	if (skb)
+		sroce_fw_tx(fw, qp, skb, &ack->path);
+}
+
+/**
+ * sroce_fw_resp_reset() - forget every response owed
+ * @qp: an RC QP, whose lock is held, going to RESET or taking a new
+ *	max_dest_rd_atomic
+ */
+void sroce_fw_resp_reset(struct sroce_fw_qp *qp)
+{
+	qp->res_cap = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
+			      SROCE_FW_MAX_RD_ATOMIC);
+	qp->res_tail = 0;
+	qp->res_tx = 0;
+	qp->resp_ack.pending = false;
 }
 
 static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -638,7 +793,6 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 flags = info->op->flags;
 	u32 wc_status = IB_WC_REM_INV_REQ_ERR;
 	bool rc = qp->type == SROCE_QPT_RC;
-	struct sroce_fw_reply reply;
 	u8 syndrome;
 	int diff;
 
@@ -662,7 +816,6 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (!(flags & SROCE_OPF_PAYLOAD))
 		goto inv_request;
 
-	reply.pending = false;
 	spin_lock_bh(&qp->lock);
 	if (qp->attr.state != SROCE_QPS_RTR &&
 	    qp->attr.state != SROCE_QPS_RTS)
@@ -672,17 +825,20 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && diff < 0) {
 		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
 		/* A duplicate: the earlier ACK was lost, acknowledge again. */
-		if (info->ackreq)
-			sroce_fw_send_ack(fw, qp, sroce_psn_sub(qp->epsn, 1),
-					  SROCE_SYN_ACK, &reply);
+		if (info->ackreq) {
+			sroce_fw_resp_owe(qp, sroce_psn_sub(qp->epsn, 1),
+					  SROCE_SYN_ACK);
+			pkt->ready_qp = qp;
+		}
 		goto out_unlock;
 	}
 	if (rc && diff > 0) {
 		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
 		/* Something was lost: ask for it once (go-back-N). */
-		if (!qp->nak_sent)
-			sroce_fw_send_ack(fw, qp, qp->epsn,
-					  SROCE_SYN_NAK_PSN_SEQ, NULL);
+		if (!qp->nak_sent) {
+			sroce_fw_resp_owe(qp, qp->epsn, SROCE_SYN_NAK_PSN_SEQ);
+			pkt->ready_qp = qp;
+		}
 		qp->nak_sent = true;
 		goto out_unlock;
 	}
@@ -699,33 +855,39 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* No receive posted: the requester retries later. */
 		if (rc) {
 			sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
-			sroce_fw_send_ack(fw, qp, info->psn, syndrome, NULL);
+			sroce_fw_resp_owe(qp, info->psn, syndrome);
+			pkt->ready_qp = qp;
 		}
 		goto out_unlock;
 	}
 	if (syndrome) {
-		if (rc)
+		if (rc) {
 			sroce_fw_resp_fatal(fw, qp, info->psn, syndrome,
 					    wc_status);
-		else
+			pkt->ready_qp = qp;
+		} else {
 			qp->in_msg = false;
+		}
 		goto out_unlock;
 	}
 	qp->epsn = sroce_psn_add(info->psn, 1);
-	if (rc && info->ackreq)
-		sroce_fw_send_ack(fw, qp, info->psn, SROCE_SYN_ACK, &reply);
+	if (rc && info->ackreq) {
+		sroce_fw_resp_owe(qp, info->psn, SROCE_SYN_ACK);
+		pkt->ready_qp = qp;
+	}
 out_unlock:
 	spin_unlock_bh(&qp->lock);
-	sroce_fw_reply_send(fw, &reply);
 	return;
 
 inv_request:
 	spin_lock_bh(&qp->lock);
 	if (rc && (qp->attr.state == SROCE_QPS_RTR ||
 		   qp->attr.state == SROCE_QPS_RTS) &&
-	    sroce_psn_diff(info->psn, qp->epsn) == 0)
+	    sroce_psn_diff(info->psn, qp->epsn) == 0) {
 		sroce_fw_resp_fatal(fw, qp, info->psn, SROCE_SYN_NAK_INV_REQ,
 				    wc_status);
+		pkt->ready_qp = qp;
+	}
 	spin_unlock_bh(&qp->lock);
 }
 

@@ -2,11 +2,14 @@
 /*
  * sroce firmware: the transmit scheduler of the port.
  *
- * QPs with something to send (new WQEs, a window reopened by an ACK, a
- * retransmission, a flush) wait on the port's ready list. One runner at a
- * time takes the QP at the head, lets it send a quantum of WQEs and puts
- * it back at the tail if it has more: round robin, so one QP streaming
- * large messages cannot starve the others.
+ * QPs with something to send (responses the responder owes, new WQEs, a
+ * window reopened by an ACK, a retransmission, a flush) wait on one of the
+ * port's ready lists, one list per transmit priority. One runner at a time
+ * takes the QP at the head of the next non-empty list (the priorities are
+ * served round robin), lets it send a quantum and puts it back at the tail
+ * if it has more: one QP streaming large messages or READ responses cannot
+ * starve the others, and a priority that must not send (PFC) is skipped by
+ * its bit in ready_mask, without a scan.
  *
  * Whoever finds the port idle becomes the runner in its own context (the
  * doorbell in the poster's system call, the receive path in softirq), the
@@ -19,9 +22,9 @@
  *
  * Attachment points for what follows (Documentation/datapath.md): DCQCN
  * pacing skips a QP whose rate limiter has no credit and re-adds it from
- * its timer; PFC skips QPs whose priority is paused and re-adds them on
- * resume. Both decide in sroce_fw_sched_pick() and, for the doorbell's
- * direct turn, in sroce_fw_ring_sq().
+ * its timer; PFC masks paused priorities out of ready_mask in
+ * sroce_fw_sched_pick() and re-adds them on resume. Both also decide for
+ * the doorbell's direct turn, in sroce_fw_ring_sq().
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -35,10 +38,31 @@
 static void sroce_fw_sched_add_locked(struct sroce_fw_sched *s,
 				      struct sroce_fw_qp *qp)
 {
-	if (!qp->sched_queued && !qp->sched_dead) {
-		list_add_tail(&qp->sched_node, &s->ready);
-		qp->sched_queued = true;
-	}
+	u8 prio;
+
+	if (qp->sched_queued || qp->sched_dead)
+		return;
+	prio = READ_ONCE(qp->prio) % SROCE_FW_NUM_PRIO;
+	list_add_tail(&qp->sched_node, &s->ready[prio]);
+	s->ready_mask |= BIT(prio);
+	qp->sched_prio = prio;
+	qp->sched_queued = true;
+}
+
+/* Take @qp off its list. Caller holds s->lock; @qp is queued. */
+static void sroce_fw_sched_del_locked(struct sroce_fw_sched *s,
+				      struct sroce_fw_qp *qp)
+{
+	list_del(&qp->sched_node);
+	if (list_empty(&s->ready[qp->sched_prio]))
+		s->ready_mask &= ~BIT(qp->sched_prio);
+	qp->sched_queued = false;
+}
+
+/* Whether any QP waits. Lockless: a hint, exact under s->lock. */
+static bool sroce_fw_sched_idle(const struct sroce_fw_sched *s)
+{
+	return !READ_ONCE(s->ready_mask);
 }
 
 /**
@@ -62,17 +86,24 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-/* The next QP to serve, taken off the list; NULL when there is none. */
+/*
+ * The next QP to serve, taken off its list; NULL when there is none. The
+ * first non-empty list at or after rr_prio, which then moves past it.
+ */
 static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 {
+	/* The mask twice over, so that a rotation is one shift. */
+	unsigned int both = s->ready_mask | s->ready_mask << SROCE_FW_NUM_PRIO;
+	unsigned int rotated = both >> s->rr_prio;
 	struct sroce_fw_qp *qp;
+	unsigned int prio;
 
-	qp = list_first_entry_or_null(&s->ready, struct sroce_fw_qp,
-				      sched_node);
-	if (qp) {
-		list_del(&qp->sched_node);
-		qp->sched_queued = false;
-	}
+	if (!s->ready_mask)
+		return NULL;
+	prio = (s->rr_prio + __ffs(rotated)) % SROCE_FW_NUM_PRIO;
+	qp = list_first_entry(&s->ready[prio], struct sroce_fw_qp, sched_node);
+	sroce_fw_sched_del_locked(s, qp);
+	s->rr_prio = (prio + 1) % SROCE_FW_NUM_PRIO;
 	return qp;
 }
 
@@ -127,7 +158,7 @@ static bool sroce_fw_sched_inline_ok(void)
  */
 static bool sroce_fw_sched_claim(struct sroce_fw_sched *s)
 {
-	if (s->running || list_empty(&s->ready))
+	if (s->running || !s->ready_mask)
 		return false;
 	s->running = true;
 	return true;
@@ -166,7 +197,7 @@ void sroce_fw_sched_run(struct sroce_fw_dev *fw)
 	 * this context added itself is visible here; what others add, they
 	 * run themselves or a runner in progress picks up.
 	 */
-	if (list_empty(&s->ready))
+	if (sroce_fw_sched_idle(s))
 		return;
 	spin_lock_irqsave(&s->lock, flags);
 	claimed = sroce_fw_sched_claim(s);
@@ -205,7 +236,7 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	bool claimed, more;
 
 	/* A dying QP (its timers may still fire) is refused by the list. */
-	if (list_empty(&s->ready) && !READ_ONCE(qp->sched_dead) &&
+	if (sroce_fw_sched_idle(s) && !READ_ONCE(qp->sched_dead) &&
 	    sroce_fw_sched_inline_ok()) {
 		local_bh_disable();
 		rcu_read_lock();
@@ -237,10 +268,8 @@ void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 
 	spin_lock_irqsave(&s->lock, flags);
 	WRITE_ONCE(qp->sched_dead, true);
-	if (qp->sched_queued) {
-		list_del(&qp->sched_node);
-		qp->sched_queued = false;
-	}
+	if (qp->sched_queued)
+		sroce_fw_sched_del_locked(s, qp);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -250,8 +279,13 @@ void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
  */
 void sroce_fw_sched_init(struct sroce_fw_dev *fw)
 {
+	unsigned int prio;
+
 	spin_lock_init(&fw->sched.lock);
-	INIT_LIST_HEAD(&fw->sched.ready);
+	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
+		INIT_LIST_HEAD(&fw->sched.ready[prio]);
+	fw->sched.ready_mask = 0;
+	fw->sched.rr_prio = 0;
 	fw->sched.running = false;
 	INIT_WORK(&fw->sched.work, sroce_fw_sched_work);
 }

@@ -37,6 +37,8 @@
 #define SROCE_FW_MAX_SGE		32
 #define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
 #define SROCE_FW_MAX_RD_ATOMIC		128
+/* Largest message, bytes: the IBA limit (2^31); see also fw.h's packet cap. */
+#define SROCE_FW_MAX_MSG_SIZE		0x80000000U
 #define SROCE_FW_MAX_MR			0xffff	/* regions and windows */
 #define SROCE_FW_MAX_FAST_REG_PAGES	512
 #define SROCE_FW_MAX_MCAST_GRP		256	/* per function */

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce firmware: the egress stage. Every packet a QP sends leaves here:
+ * requests and retransmissions of its requester, READ responses, atomic
+ * acknowledgments, ACKs and NAKs of its responder. The scheduler
+ * (fw_sched.c) gives a QP its turn, sroce_fw_qp_transmit() spends it, and
+ * sroce_fw_tx() is the one place a packet goes to the network attachment
+ * (fw_net.c builds the IP/UDP/VLAN/GRH headers in one place behind it).
+ *
+ * The responder (fw_resp.c) and the completer (fw_comp.c) run in the
+ * receive path and never send: they record what is owed (a pending
+ * ACK/NAK, the READ/atomic resource ring, a rewind) and mark the QP ready.
+ * A turn serves the responder's debts first, then the send queue, each
+ * in a quantum, so a long READ response shares the port with other QPs
+ * the way a long SEND does. This is where per-QP pacing (DCQCN) and
+ * per-priority pause (PFC) apply to every packet of a QP alike.
+ */
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "fw.h"
+#include "lib/qp_state.h"
+
+/**
+ * sroce_fw_tx_alloc() - a packet with its transport headers built
+ * @f: the header fields; @f->payload_len bytes of payload follow them
+ * @payload: set to where the caller writes the payload
+ *
+ * The pad and the ICRC's room are appended and zeroed; the ICRC itself is
+ * written when the network headers are (sroce_fw_xmit()).
+ *
+ * Context: any; does not sleep.
+ * Return: the skb, or NULL on allocation or build failure.
+ */
+struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
+				  u8 **payload)
+{
+	unsigned int pad = sroce_roce_pad(f->payload_len);
+	struct sk_buff *skb;
+	int hdr_len;
+
+	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
+			f->payload_len + pad + 4, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
+	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
+				   SROCE_ROCE_MAX_HDR_LEN, f);
+	if (hdr_len < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	skb_put(skb, hdr_len);
+	*payload = skb_put(skb, f->payload_len);
+	skb_put_zero(skb, pad + 4);
+	return skb;
+}
+
+/**
+ * sroce_fw_tx() - the egress of every packet a QP sends
+ * @fw: the function
+ * @qp: the QP sending it; its priority is @path->sl
+ * @skb: from sroce_fw_tx_alloc(), payload written
+ * @path: where it goes
+ *
+ * The only caller of sroce_fw_xmit(). Consumes @skb.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section; the caller
+ * holds @qp->lock, except for an acknowledgment sent after the turn.
+ * Return: 0 or the negative errno of the drop.
+ */
+int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		struct sk_buff *skb, const struct sroce_fw_path *path)
+{
+	return sroce_fw_xmit(fw, skb, path);
+}
+
+/**
+ * sroce_fw_qp_transmit() - one turn of a QP at the egress stage
+ * @fw: the function
+ * @qp: the QP the scheduler picked, or the doorbell's direct turn
+ *
+ * Sends a quantum of what the responder owes (READ responses, atomic
+ * acknowledgments, then the ACK or NAK, in PSN order), then a quantum of
+ * send WQEs; in ERROR, the last NAK owed and the flush. A plain ACK is
+ * built and sent after the QP's lock is released: the consumer whose
+ * completion it follows is likely to post at once and needs that lock.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ * Return: true if the QP has more to send now (the scheduler serves it
+ * again after the others), false if it is done or waits for ACKs.
+ */
+bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	struct sroce_fw_reply ack;
+	bool more = false;
+
+	ack.pending = false;
+	spin_lock(&qp->lock);
+	if (qp->type == SROCE_QPT_RC)
+		more = sroce_fw_resp_transmit(fw, qp, &ack);
+	if (qp->attr.state == SROCE_QPS_ERR)
+		sroce_fw_flush(fw, qp);
+	else if (qp->attr.state == SROCE_QPS_RTS)
+		more |= sroce_fw_req_transmit(fw, qp);
+	spin_unlock(&qp->lock);
+	sroce_fw_reply_send(fw, qp, &ack);
+	return more;
+}
