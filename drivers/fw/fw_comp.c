@@ -188,7 +188,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	       sroce_psn_before(qp->track[qp->sq_cons].last_psn, info->psn) &&
 	       !sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons]))
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
-	if (qp->sq_cons == qp->sq_next)
+	/* Nothing sent, unless a long READ asked for its first parts only. */
+	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
 		return;
 	t = &qp->track[qp->sq_cons];
 	is_read = t->opcode == IB_WR_RDMA_READ;

@@ -318,7 +318,17 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 /* Status of sroce_fw_send_rc() when the send window is full. */
 #define SROCE_FW_WINDOW_FULL	0xffff
 
-/* Send an RDMA READ request or an atomic: one packet, answered in kind. */
+/*
+ * Send an RDMA READ request or an atomic: one packet, answered in kind.
+ *
+ * A READ asks for at most what the send window has room for: the
+ * responder has no acknowledgments to pace its responses by, so the
+ * requester does, asking for the next part of a long READ once every
+ * response to the previous part has come (the WQE is then the oldest
+ * one, and the rest is sq_next_off bytes in). After a loss a READ asks
+ * again only for what did not arrive. Every part has its own PSNs, in
+ * order, so the WQE's PSN range is the same as for one request.
+ */
 static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 				   struct sroce_fw_qp *qp,
 				   const struct sroce_fw_path *path, u64 len,
@@ -331,23 +341,31 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		.qpn = le32_to_cpu(qp->attr.dest_qpn),
 		.psn = qp->next_psn,
 	};
-	/* After a loss a READ asks again only for what did not arrive. */
-	u64 off = qp->sq_next_off;
-	u32 npkts = 1;
+	u32 in_flight = sroce_psn_diff(qp->next_psn, qp->una_psn);
+	u64 off = qp->sq_next_off, part = 0;
+	u32 npkts = 1, total = 1;
 
-	if (qp->rd_atomic_out >= max_t(u32, 1, qp->attr.max_rd_atomic) ||
-	    sroce_psn_diff(qp->next_psn, qp->una_psn) >= SROCE_FW_SEND_WINDOW)
+	if (in_flight >= SROCE_FW_SEND_WINDOW)
 		return SROCE_FW_WINDOW_FULL;
+	if (off) {
+		/* The next part, once all that was asked for has come. */
+		if (qp->sq_cons != qp->sq_next || qp->comp_psn != qp->next_psn)
+			return SROCE_FW_WINDOW_FULL;
+	} else if (qp->rd_atomic_out >= max_t(u32, 1, qp->attr.max_rd_atomic)) {
+		return SROCE_FW_WINDOW_FULL;
+	}
 
 	if (wqe->wr.opcode == IB_WR_RDMA_READ) {
 		if (off > len)
 			return IB_WC_LOC_LEN_ERR;
+		/* The responses use one PSN each. */
+		total = len - off ? DIV_ROUND_UP_ULL(len - off, pmtu) : 1;
+		npkts = min(total, SROCE_FW_SEND_WINDOW - in_flight);
+		part = min_t(u64, len - off, (u64)npkts * pmtu);
 		f.opcode = SROCE_OP_READ_REQ;
 		f.reth_va = wqe->wr.wr.rdma.remote_addr + off;
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
-		f.reth_len = len - off;
-		/* The responses use one PSN each. */
-		npkts = len - off ? DIV_ROUND_UP_ULL(len - off, pmtu) : 1;
+		f.reth_len = part;
 	} else {
 		/* An atomic reads and writes exactly 8 bytes locally. */
 		if (len != sizeof(u64))
@@ -369,7 +387,7 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 	if (!off) {
 		t->wr_id = wqe->wr.wr_id;
 		t->first_psn = qp->next_psn;
-		t->last_psn = sroce_psn_add(qp->next_psn, npkts - 1);
+		t->last_psn = sroce_psn_add(qp->next_psn, total - 1);
 		t->length = len;
 		t->opcode = wqe->wr.opcode;
 		t->local = false;
@@ -377,7 +395,16 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
 	}
 	qp->next_psn = sroce_psn_add(qp->next_psn, npkts);
-	qp->rd_atomic_out++;
+	/*
+	 * Counted once per WQE: a later part finds it counted, unless a
+	 * rewind (which counts everything again) came in between.
+	 */
+	if (!off || !qp->rd_atomic_out)
+		qp->rd_atomic_out++;
+	if (npkts < total) {
+		qp->sq_next_off = off + part;
+		return SROCE_FW_WINDOW_FULL;
+	}
 	return IB_WC_SUCCESS;
 }
 

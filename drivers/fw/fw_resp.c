@@ -505,32 +505,51 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
- * A repeated READ or atomic: answer it again from its resource, from the
- * PSN it names (a READ is asked again only for what did not arrive),
- * without executing anything. Its parameters are the resource's, checked
- * when it was accepted, so a forged repeat costs at most what that
- * resource holds. One no longer held is not answered. Return: true if
- * responses are owed again.
+ * A repeated READ or atomic: answer it again from its resources, from
+ * the PSN it names (a READ is asked again only for what did not arrive,
+ * and such a request may span several earlier ones), without executing
+ * anything. What is sent again is the resources' own, checked when they
+ * were accepted, so a forged repeat costs at most what the ring holds.
+ * One no longer held is not answered. Return: true if responses are owed
+ * again.
  */
-static bool sroce_fw_replay(struct sroce_fw_qp *qp, u32 psn)
+static bool sroce_fw_replay(struct sroce_fw_qp *qp,
+			    const struct sroce_fw_pkt *pkt)
 {
-	u32 held = min(qp->res_tail, qp->res_cap), i;
+	u32 held = min(qp->res_tail, qp->res_cap), psn = pkt->info.psn;
+	u32 npkts = 1, i, index;
+	bool found = false;
 
-	for (i = 1; i <= held; i++) {
-		u32 index = qp->res_tail - i;
-		struct sroce_fw_rd_res *r = &qp->res[index % qp->res_cap];
+	if (pkt->info.opcode == SROCE_OP_READ_REQ) {
+		u32 len = sroce_reth_len(pkt->hdr +
+					 pkt->info.off[SROCE_EXT_RETH]);
 
-		if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
-			continue;
-		if (r->opcode != SROCE_OP_READ_REQ)
+		npkts = len ? DIV_ROUND_UP(len, sroce_fw_qp_pmtu(qp->fw, qp)) : 1;
+	}
+	/* The oldest resource held first: they are in PSN order. */
+	for (i = held; i; i--) {
+		struct sroce_fw_rd_res *r;
+
+		index = qp->res_tail - i;
+		r = &qp->res[index % qp->res_cap];
+		if (!found) {
+			if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
+				continue;
+			if (r->opcode != SROCE_OP_READ_REQ)
+				psn = r->first_psn;
+			found = true;
+			if ((int)(index - qp->res_tx) < 0)
+				qp->res_tx = index;
+		} else if (r->opcode != pkt->info.opcode ||
+			   sroce_psn_diff(r->first_psn, psn) >= (int)npkts) {
+			break;
+		} else {
 			psn = r->first_psn;
+		}
 		if (sroce_fw_res_done(r) || sroce_psn_before(psn, r->next_psn))
 			r->next_psn = psn;
-		if ((int)(index - qp->res_tx) < 0)
-			qp->res_tx = index;
-		return true;
 	}
-	return false;
+	return found;
 }
 
 /* RC READ and atomic requests. Caller holds qp->lock. */
@@ -544,7 +563,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 
 	if (diff < 0) {
 		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
-		if (sroce_fw_replay(qp, pkt->info.psn))
+		if (sroce_fw_replay(qp, pkt))
 			pkt->ready_qp = qp;
 		return;
 	}

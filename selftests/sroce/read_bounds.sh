@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# RDMA READ responses are bounded work: a READ of 256 MiB (a million
+# response packets at path MTU 256) is answered in quanta from the egress
+# stage, never in one loop of the receive softirq, so it completes without
+# a soft lockup or RCU stall report, and a second QP on the same port keeps
+# its latency meanwhile. Between two namespaces, perftest on both QPs.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+command -v ib_read_bw >/dev/null || ktap_skip_all "perftest missing"
+ktap_plan 3
+
+two_hosts rb 10.95.0 || ktap_skip_all "cannot build the two-host topology"
+make_work_dir
+
+# lat_typ PORT: typical 2-byte ib_send_lat latency (usec) between the hosts
+lat_typ() {
+	local port=$1 srv
+	nsx timeout 120 ib_send_lat -d "$DEV1" -x "$G1" -F -p "$port" -n 200 \
+		> "$work/lat_srv" 2>&1 &
+	srv=$!
+	wait_until 20 listening "$NS" "$port" || return 1
+	timeout 120 ib_send_lat -d "$DEV0" -x "$G0" -F -p "$port" -n 200 \
+		10.95.0.2 > "$work/lat_cli" 2>&1 || return 1
+	wait $srv || return 1
+	# columns: bytes iterations t_min t_max t_typical ...
+	awk '/^ *2 +200 /{ print $5 }' "$work/lat_cli"
+}
+
+base=$(lat_typ 18520)
+if [ -n "$base" ]; then
+	ktap_diag "idle: ib_send_lat typical $base us"
+	ktap_pass "baseline_latency"
+else
+	ktap_fail "baseline_latency" "$(tail -n 5 "$work/lat_cli")"
+fi
+
+# big_read NAME MTU: 256 MiB READs at path MTU MTU, a latency run beside
+big_read() {
+	local name=$1 mtu=$2 srv cli status loaded
+	nsx timeout 600 ib_read_bw -d "$DEV1" -x "$G1" -F -m "$mtu" \
+		-s 268435456 -n 5 -p 18521 > "$work/bw_srv" 2>&1 &
+	srv=$!
+	wait_until 20 listening "$NS" 18521
+	timeout 600 ib_read_bw -d "$DEV0" -x "$G0" -F -m "$mtu" \
+		-s 268435456 -n 5 -p 18521 10.95.0.2 > "$work/bw_cli" 2>&1 &
+	cli=$!
+	# Once the READs flow, the other QP measures its latency.
+	wait_until 60 grep -q 'local address' "$work/bw_cli"
+	loaded=$(lat_typ 18522)
+	wait $cli
+	status=$?
+	wait $srv || status=$?
+	if [ $status -ne 0 ] ||
+	   ! grep -Eq '^ *268435456 +5 +[0-9.]+' "$work/bw_cli"; then
+		ktap_fail "$name" "status $status; $(tail -n 5 "$work/bw_cli")"
+		return
+	fi
+	ktap_diag "$name: $(grep -E '^ *268435456 ' "$work/bw_cli" | tr -s ' ')"
+	ktap_diag "$name: ib_send_lat typical beside it ${loaded:-none} us (idle $base)"
+	# Round robin at the egress stage: the other QP waits for a quantum of
+	# READ responses at most, not for the whole READ.
+	if [ -n "$loaded" ] && [ -n "$base" ] &&
+	   awk -v l="$loaded" -v b="$base" 'BEGIN { exit !(l <= 20 * b + 2000) }'; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "latency beside the READs ${loaded:-missing} us, idle $base us"
+	fi
+}
+
+big_read read_256MiB_mtu256 256
+big_read read_256MiB_mtu1024 1024
+
+ktap_finish
