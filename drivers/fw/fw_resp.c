@@ -540,10 +540,12 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 			found = true;
 			if ((int)(index - qp->res_tx) < 0)
 				qp->res_tx = index;
-		} else if (r->opcode != pkt->info.opcode ||
-			   sroce_psn_diff(r->first_psn, psn) >= (int)npkts) {
-			break;
 		} else {
+			/* The next one, if the repeat asks for it too. */
+			if (r->opcode != pkt->info.opcode ||
+			    sroce_psn_diff(r->first_psn, pkt->info.psn) >=
+			    (int)npkts)
+				break;
 			psn = r->first_psn;
 		}
 		if (sroce_fw_res_done(r) || sroce_psn_before(psn, r->next_psn))
