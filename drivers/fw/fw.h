@@ -367,35 +367,40 @@ struct sroce_fw_qp {
 #define SROCE_FW_FAST_REG_MAX_SHIFT	30
 
 /**
- * struct sroce_fw_mr - memory region or memory window context
- * @key: lkey and rkey: index << 8 | generation; the generation of
- *	 fast-registration regions and windows changes with each use
+ * struct sroce_fw_mr - one state of a memory region or window: what an
+ * access is checked against and copied through
+ * @key: the key this state answers to: index << 8 | generation
  * @type: enum sroce_mr_type, or SROCE_FW_MW_TYPE1/2 for a window
- * @valid: fast-registration regions and windows: registered or bound
+ * @page_shift: log2 of the page size of @pages or @fast_pages
  * @pdn: protection domain
  * @access: SROCE_ACCESS_* rights
  * @iova: first address of the region or window
  * @length: size in bytes
- * @page_offset: offset of @iova in the first page (user regions)
+ * @page_offset: offset of @iova in its first page
  * @npages: entries in @pages or in @fast_pages
  * @pages: user regions: translation table, pinned and owned by the driver
- * @fast_list: fast registration: the driver's page list
- * @fast_pages: fast registration: the firmware's copy of @fast_list, taken
- *		by the registration WQE
- * @max_pages: fast registration: room in both lists
- * @page_shift: fast registration: log2 of the page size
  * @mw_mr_key: windows: key of the region the window is bound to
  * @mw_qpn: type 2 windows: the only QP that may use the window
+ * @rcu: deferred free of a replaced state
+ * @fast_pages: fast registration: the pages (kernel virtual addresses),
+ *		copied from the driver's list by the registration WQE
  *
- * @key, @valid, @access, @iova, @length, @npages, @page_shift and the
- * mw_* fields of fast-registration regions and windows change in the
- * datapath under the function's mr_lock; those of other regions never
- * change after REG_MR.
+ * Immutable once published in struct sroce_fw_mkey.cur, so the range a
+ * lookup checked and the translation a copy uses are always the same. A
+ * user or DMA region has one state for its whole life, published by
+ * REG_MR. A fast-registration region gets a new state from each
+ * registration WQE and a window from each bind; invalidation publishes
+ * NULL. Those writers hold the function's mr_lock, publish with
+ * rcu_assign_pointer() and free the state they replace with kfree_rcu().
+ * Readers (sroce_fw_mr_lookup(), sroce_fw_region_get()) take no lock: they
+ * hold rcu_read_lock() from the lookup until the last copy through the
+ * state it returned. Freeing the key (DEREG_MR, DEALLOC_MW) waits for a
+ * grace period before the driver may release the pages.
  */
 struct sroce_fw_mr {
 	u32 key;
 	u8 type;
-	bool valid;
+	u8 page_shift;
 	u32 pdn;
 	u32 access;
 	u64 iova;
@@ -403,12 +408,35 @@ struct sroce_fw_mr {
 	u32 page_offset;
 	u32 npages;
 	struct page **pages;
-	const __le64 *fast_list;
-	u64 *fast_pages;
-	u32 max_pages;
-	u8 page_shift;
 	u32 mw_mr_key;
 	u32 mw_qpn;
+	struct rcu_head rcu;
+	u64 fast_pages[];
+};
+
+/**
+ * struct sroce_fw_mkey - an entry of the region table: a memory region or
+ * window, by the index in bits 31..8 of its keys
+ * @type: enum sroce_mr_type, or SROCE_FW_MW_TYPE1/2
+ * @pdn: protection domain
+ * @key: current key, including while invalid (what invalidation and the
+ *	 next registration or bind check)
+ * @max_pages: fast registration: room in @fast_list
+ * @fast_list: fast registration: the driver's page list
+ * @cur: the current state, NULL while invalid or unbound
+ *
+ * @type, @pdn, @max_pages and @fast_list never change. @key and @cur of
+ * fast-registration regions and windows change in the datapath under the
+ * function's mr_lock; those of user and DMA regions never change after
+ * REG_MR. Readers use only @cur (see struct sroce_fw_mr).
+ */
+struct sroce_fw_mkey {
+	u8 type;
+	u32 pdn;
+	u32 key;
+	u32 max_pages;
+	const __le64 *fast_list;
+	struct sroce_fw_mr __rcu *cur;
 };
 
 /**
@@ -504,8 +532,11 @@ struct sroce_fw_pkt {
  * @ahs: address handles by ah_num
  * @srqs: shared receive queues by number
  * @stats: port counters, enum sroce_stat
- * @mr_lock: protects the datapath state of fast-registration regions and
- *	     windows (see struct sroce_fw_mr)
+ * @mr_lock: serializes the writers of fast-registration regions and
+ *	     windows: @key and @cur of their struct sroce_fw_mkey; taken
+ *	     with BHs off by the transmit path (registration, invalidation,
+ *	     bind WQEs) and the receive softirq (SEND with invalidate);
+ *	     readers take RCU instead
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  */
@@ -538,7 +569,7 @@ struct sroce_fw_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray mrs;
-	spinlock_t mr_lock; /* protects datapath state of fast MRs and MWs */
+	spinlock_t mr_lock; /* protects key, cur of fast MRs' and MWs' mkeys */
 	u32 mr_key_seq;
 	struct xarray ahs;
 	struct xarray srqs;
@@ -649,6 +680,8 @@ int sroce_fw_invalidate(struct sroce_fw_dev *fw, u32 pdn, u32 qpn, u32 key,
 			bool remote);
 struct sroce_fw_mr *sroce_fw_region_get(struct sroce_fw_dev *fw, u32 key,
 					u32 pdn, u32 access, u64 iova, u64 len);
+int sroce_fw_mkey_add(struct sroce_fw_dev *fw, struct sroce_fw_mkey *k,
+		      struct sroce_fw_mr *mr);
 u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window);
 u16 sroce_fw_cmd_alloc_mw(struct sroce_fw_dev *fw, const void *req,
 			  void *resp);
@@ -656,9 +689,9 @@ u16 sroce_fw_cmd_dealloc_mw(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		     const struct rxe_send_wqe *wqe);
-void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
-		      bool to_mr);
-void sroce_fw_mr_store_u64(struct sroce_fw_mr *mr, u64 iova, u64 val);
+void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
+		      u64 len, bool to_mr);
+void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,

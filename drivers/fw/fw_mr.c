@@ -4,9 +4,12 @@
  * 31..8 of its key; bits 7..0 change with every registration so that a
  * stale key of a freed region does not match a new one.
  *
- * User and DMA regions never change after REG_MR. Fast-registration
- * regions are registered and invalidated by work requests and, like
- * memory windows (fw_mw.c), change state in the datapath under mr_lock.
+ * The table holds a struct sroce_fw_mkey per region or window; accesses
+ * are checked against and copied through its current struct sroce_fw_mr,
+ * an immutable state read under RCU. User and DMA regions have one state
+ * for their whole life. Fast-registration regions get a new one from each
+ * registration work request and lose it on invalidation; like memory
+ * windows (fw_mw.c), they change state in the datapath under mr_lock.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -26,15 +29,47 @@ static bool sroce_fw_mr_access_ok(u32 access)
 	return true;
 }
 
-static bool sroce_fw_is_mw(const struct sroce_fw_mr *mr)
+static bool sroce_fw_is_mw(u8 type)
 {
-	return mr->type == SROCE_FW_MW_TYPE1 || mr->type == SROCE_FW_MW_TYPE2;
+	return type == SROCE_FW_MW_TYPE1 || type == SROCE_FW_MW_TYPE2;
 }
 
-static void sroce_fw_mr_free(struct sroce_fw_mr *mr)
+/* Once no reader or writer can reach @k any more (after a grace period). */
+static void sroce_fw_mkey_free(struct sroce_fw_mkey *k)
 {
-	kfree(mr->fast_pages);
-	kfree(mr);
+	kfree(rcu_dereference_protected(k->cur, true));
+	kfree(k);
+}
+
+/**
+ * sroce_fw_mkey_add() - put a new region or window into the table
+ * @fw: the function
+ * @k: the entry, filled in but for @k->key and @k->cur
+ * @mr: its first state, filled in but for @mr->key; NULL for none yet
+ *
+ * The index is reserved first and @k published only once its key and
+ * state are set, so no reader ever sees them change.
+ *
+ * Context: the command processor.
+ * Return: 0, or -ENOMEM if no index or memory is left.
+ */
+int sroce_fw_mkey_add(struct sroce_fw_dev *fw, struct sroce_fw_mkey *k,
+		      struct sroce_fw_mr *mr)
+{
+	u32 index;
+
+	if (xa_alloc(&fw->mrs, &index, NULL, XA_LIMIT(1, SROCE_FW_MAX_MR),
+		     GFP_KERNEL))
+		return -ENOMEM;
+	k->key = index << 8 | (fw->mr_key_seq++ & 0xff);
+	if (mr)
+		mr->key = k->key;
+	RCU_INIT_POINTER(k->cur, mr);
+	if (xa_is_err(xa_store(&fw->mrs, index, k, GFP_KERNEL))) {
+		xa_erase(&fw->mrs, index);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -54,8 +89,8 @@ u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
 	u32 page_offset = le32_to_cpu(q->page_offset);
 	u32 access = le32_to_cpu(q->access);
 	u32 npages = le32_to_cpu(q->npages);
-	struct sroce_fw_mr *mr;
-	u32 index;
+	struct sroce_fw_mr *mr = NULL;
+	struct sroce_fw_mkey *k;
 
 	if (!sroce_fw_mr_access_ok(access))
 		return SROCE_FW_ERR_BAD_PARAM;
@@ -83,40 +118,41 @@ u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
 	if (!xa_load(&fw->pds, le32_to_cpu(q->pdn)))
 		return SROCE_FW_ERR_NOT_FOUND;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
 		return SROCE_FW_ERR_NO_RESOURCES;
-	mr->type = q->type;
-	mr->pdn = le32_to_cpu(q->pdn);
-	mr->access = access;
-	mr->iova = le64_to_cpu(q->iova);
-	mr->length = length;
-	mr->page_offset = page_offset;
+	k->type = q->type;
+	k->pdn = le32_to_cpu(q->pdn);
 	if (q->type == SROCE_MR_FAST) {
-		mr->max_pages = npages;
-		mr->fast_list = (const __le64 *)(uintptr_t)
-				le64_to_cpu(q->mtt_addr);
-		mr->fast_pages = kcalloc(npages, sizeof(*mr->fast_pages),
-					 GFP_KERNEL);
-		if (!mr->fast_pages)
-			goto err_free_mr;
+		k->max_pages = npages;
+		k->fast_list = (const __le64 *)(uintptr_t)
+			       le64_to_cpu(q->mtt_addr);
 	} else {
+		mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+		if (!mr)
+			goto err_free_k;
+		mr->type = q->type;
+		mr->page_shift = PAGE_SHIFT;
+		mr->pdn = k->pdn;
+		mr->access = access;
+		mr->iova = le64_to_cpu(q->iova);
+		mr->length = length;
+		mr->page_offset = page_offset;
 		mr->npages = npages;
 		mr->pages = (struct page **)(uintptr_t)
 			    le64_to_cpu(q->mtt_addr);
-		mr->valid = true;
 	}
 
-	if (xa_alloc(&fw->mrs, &index, mr, XA_LIMIT(1, SROCE_FW_MAX_MR),
-		     GFP_KERNEL))
+	if (sroce_fw_mkey_add(fw, k, mr))
 		goto err_free_mr;
-	mr->key = index << 8 | (fw->mr_key_seq++ & 0xff);
-	r->lkey = cpu_to_le32(mr->key);
-	r->rkey = cpu_to_le32(mr->key);
+	r->lkey = cpu_to_le32(k->key);
+	r->rkey = cpu_to_le32(k->key);
 	return SROCE_FW_OK;
 
 err_free_mr:
-	sroce_fw_mr_free(mr);
+	kfree(mr);
+err_free_k:
+	kfree(k);
 	return SROCE_FW_ERR_NO_RESOURCES;
 }
 
@@ -133,23 +169,23 @@ err_free_mr:
  */
 u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 {
-	struct sroce_fw_mr *mr;
+	struct sroce_fw_mkey *k;
 
 	xa_lock(&fw->mrs);
-	mr = xa_load(&fw->mrs, key >> 8);
+	k = xa_load(&fw->mrs, key >> 8);
 	/* Fast regions and windows are named by their index. */
-	if (!mr || sroce_fw_is_mw(mr) != window ||
-	    (mr->type != SROCE_MR_FAST && !window && mr->key != key)) {
+	if (!k || sroce_fw_is_mw(k->type) != window ||
+	    (k->type != SROCE_MR_FAST && !window && k->key != key)) {
 		xa_unlock(&fw->mrs);
 		return SROCE_FW_ERR_NOT_FOUND;
 	}
 	__xa_erase(&fw->mrs, key >> 8);
 	xa_unlock(&fw->mrs);
-	/* Readers hold RCU while they copy: wait for them before the driver
-	 * unpins or frees the pages.
+	/* Readers hold RCU while they copy, and writers while they publish a
+	 * state: wait for them before the driver unpins or frees the pages.
 	 */
 	synchronize_rcu();
-	sroce_fw_mr_free(mr);
+	sroce_fw_mkey_free(k);
 	return SROCE_FW_OK;
 }
 
@@ -171,13 +207,32 @@ u16 sroce_fw_cmd_dereg_mr(struct sroce_fw_dev *fw, const void *req,
 	return sroce_fw_mr_erase(fw, le32_to_cpu(q->key), false);
 }
 
-/* Key, PD, rights and range of a region; caller holds mr_lock if needed. */
+/* Key, PD, rights and range of a state of a region or window. */
 static bool sroce_fw_mr_allows(const struct sroce_fw_mr *mr, u32 key,
 			       u32 pdn, u32 access, u64 iova, u64 len)
 {
-	return mr->valid && mr->key == key && mr->pdn == pdn &&
+	return mr->key == key && mr->pdn == pdn &&
 	       (mr->access & access) == access &&
 	       sroce_range_within(mr->iova, mr->length, iova, len);
+}
+
+/* @mr if it is a region's state that allows the access, else NULL. */
+static struct sroce_fw_mr *sroce_fw_region_check(struct sroce_fw_mr *mr,
+						 u32 key, u32 pdn, u32 access,
+						 u64 iova, u64 len)
+{
+	if (!mr || sroce_fw_is_mw(mr->type) ||
+	    !sroce_fw_mr_allows(mr, key, pdn, access, iova, len))
+		return NULL;
+	return mr;
+}
+
+/* The current state of the region or window a key's index names. */
+static struct sroce_fw_mr *sroce_fw_mr_state(struct sroce_fw_dev *fw, u32 key)
+{
+	struct sroce_fw_mkey *k = xa_load(&fw->mrs, key >> 8);
+
+	return k ? rcu_dereference(k->cur) : NULL;
 }
 
 /**
@@ -189,24 +244,16 @@ static bool sroce_fw_mr_allows(const struct sroce_fw_mr *mr, u32 key,
  * @iova: first byte accessed
  * @len: bytes accessed
  *
- * Context: under rcu_read_lock().
- * Return: the region, or NULL.
+ * Context: under rcu_read_lock(), held until the last copy through the
+ * state returned.
+ * Return: the state of the region that was checked, to copy through; or
+ * NULL.
  */
 struct sroce_fw_mr *sroce_fw_region_get(struct sroce_fw_dev *fw, u32 key,
 					u32 pdn, u32 access, u64 iova, u64 len)
 {
-	struct sroce_fw_mr *mr = xa_load(&fw->mrs, key >> 8);
-	bool ok;
-
-	if (!mr || sroce_fw_is_mw(mr))
-		return NULL;
-	if (mr->type != SROCE_MR_FAST)
-		return sroce_fw_mr_allows(mr, key, pdn, access, iova, len) ?
-		       mr : NULL;
-	spin_lock_bh(&fw->mr_lock);
-	ok = sroce_fw_mr_allows(mr, key, pdn, access, iova, len);
-	spin_unlock_bh(&fw->mr_lock);
-	return ok ? mr : NULL;
+	return sroce_fw_region_check(sroce_fw_mr_state(fw, key), key, pdn,
+				     access, iova, len);
 }
 
 /**
@@ -220,34 +267,28 @@ struct sroce_fw_mr *sroce_fw_region_get(struct sroce_fw_dev *fw, u32 key,
  * @len: bytes accessed
  *
  * Windows serve remote accesses only; their rights were checked against
- * the region when they were bound, and the region must still exist.
+ * the region when they were bound, and the region must still be
+ * registered under the key it was bound to.
  *
  * Context: caller holds rcu_read_lock() for as long as it uses the region.
- * Return: the region to copy through, or NULL if the key is unknown,
- * stale or invalid, belongs to another PD, lacks a right or does not cover
- * the range.
+ * Return: the state of the region that was checked, to copy through; or
+ * NULL if the key is unknown, stale or invalid, belongs to another PD,
+ * lacks a right or does not cover the range.
  */
 struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 				       u32 pdn, u32 qpn, u32 access, u64 iova,
 				       u64 len)
 {
-	struct sroce_fw_mr *mw = xa_load(&fw->mrs, key >> 8);
-	u32 mr_key;
-	bool ok;
+	struct sroce_fw_mr *mw = sroce_fw_mr_state(fw, key);
 
-	if (!mw || !sroce_fw_is_mw(mw))
-		return sroce_fw_region_get(fw, key, pdn, access, iova, len);
+	if (!mw || !sroce_fw_is_mw(mw->type))
+		return sroce_fw_region_check(mw, key, pdn, access, iova, len);
 	if (!(access & (SROCE_ACCESS_REMOTE_WRITE | SROCE_ACCESS_REMOTE_READ |
-			SROCE_ACCESS_REMOTE_ATOMIC)))
+			SROCE_ACCESS_REMOTE_ATOMIC)) ||
+	    !sroce_fw_mr_allows(mw, key, pdn, access, iova, len) ||
+	    (mw->type == SROCE_FW_MW_TYPE2 && mw->mw_qpn != qpn))
 		return NULL;
-	spin_lock_bh(&fw->mr_lock);
-	ok = sroce_fw_mr_allows(mw, key, pdn, access, iova, len) &&
-	     (mw->type == SROCE_FW_MW_TYPE1 || mw->mw_qpn == qpn);
-	mr_key = mw->mw_mr_key;
-	spin_unlock_bh(&fw->mr_lock);
-	if (!ok)
-		return NULL;
-	return sroce_fw_region_get(fw, mr_key, pdn, 0, iova, len);
+	return sroce_fw_region_get(fw, mw->mw_mr_key, pdn, 0, iova, len);
 }
 
 /**
@@ -257,49 +298,68 @@ struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
  * @wr: the private copy of the request
  *
  * The region must be invalid (IBA 10.6.3.5: registered only from the
- * free state). Its page list is copied now; the consumer may reuse it
- * once the WQE completes.
+ * free state). Its page list is copied now into a new state, which is
+ * published whole; the consumer may reuse the list once the WQE
+ * completes.
  *
- * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR.
+ * Context: BHs off (the transmit path).
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR (also when no memory is
+ * left for the state).
  */
 u32 sroce_fw_fast_reg(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      const struct sroce_fast_reg_wr *wr)
 {
 	u32 key = le32_to_cpu(wr->key), access = le32_to_cpu(wr->access);
-	u32 npages = le32_to_cpu(wr->npages), status = IB_WC_SUCCESS, i;
+	u32 npages = le32_to_cpu(wr->npages), status = IB_WC_LOC_QP_OP_ERR, i;
 	u64 iova = le64_to_cpu(wr->iova), length = le64_to_cpu(wr->length);
 	u8 shift = wr->page_shift;
-	struct sroce_fw_mr *mr;
+	struct sroce_fw_mr *mr = NULL;
+	struct sroce_fw_mkey *k;
 
 	if (qp->flags & SROCE_QP_F_USER)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (!sroce_fw_mr_access_ok(access) ||
+	/* The range must lie in the pages: at least one, for any offset. */
+	if (!sroce_fw_mr_access_ok(access) || !npages ||
 	    shift < SROCE_FW_FAST_REG_MIN_SHIFT ||
 	    shift > SROCE_FW_FAST_REG_MAX_SHIFT ||
 	    length > ((u64)npages << shift) - (iova & (BIT_ULL(shift) - 1)) ||
 	    iova + length < iova)
 		return IB_WC_LOC_QP_OP_ERR;
 
-	mr = xa_load(&fw->mrs, key >> 8);
-	if (!mr || mr->type != SROCE_MR_FAST || mr->pdn != qp->pdn ||
-	    npages > mr->max_pages)
-		return IB_WC_LOC_QP_OP_ERR;
-	spin_lock_bh(&fw->mr_lock);
-	if (mr->valid) {
-		status = IB_WC_LOC_QP_OP_ERR;
-		goto out_unlock;
-	}
-	for (i = 0; i < npages; i++)
-		mr->fast_pages[i] = le64_to_cpu(READ_ONCE(mr->fast_list[i]));
-	mr->npages = npages;
+	rcu_read_lock();
+	k = xa_load(&fw->mrs, key >> 8);
+	if (!k || k->type != SROCE_MR_FAST || k->pdn != qp->pdn ||
+	    npages > k->max_pages)
+		goto out_unlock_rcu;
+	mr = kmalloc(struct_size(mr, fast_pages, npages), GFP_ATOMIC);
+	if (!mr)
+		goto out_unlock_rcu;
+	mr->key = key;
+	mr->type = SROCE_MR_FAST;
 	mr->page_shift = shift;
+	mr->pdn = k->pdn;
+	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
-	mr->access = access;
-	mr->key = key;
-	mr->valid = true;
-out_unlock:
+	mr->page_offset = iova & (BIT_ULL(shift) - 1);
+	mr->npages = npages;
+	mr->pages = NULL;
+	mr->mw_mr_key = 0;
+	mr->mw_qpn = 0;
+	for (i = 0; i < npages; i++)
+		mr->fast_pages[i] = le64_to_cpu(READ_ONCE(k->fast_list[i]));
+
+	spin_lock_bh(&fw->mr_lock);
+	if (!rcu_access_pointer(k->cur)) {
+		k->key = key;
+		rcu_assign_pointer(k->cur, mr);
+		mr = NULL;
+		status = IB_WC_SUCCESS;
+	}
 	spin_unlock_bh(&fw->mr_lock);
+out_unlock_rcu:
+	rcu_read_unlock();
+	kfree(mr);
 	return status;
 }
 
@@ -313,32 +373,39 @@ out_unlock:
  * @remote: a SEND with invalidate from the peer (a type 2 window must be
  *	    bound to @qpn)
  *
- * Invalidating what is already invalid succeeds.
+ * Invalidating what is already invalid succeeds. The state it had stays
+ * readable by accesses already past their lookup.
  *
+ * Context: BHs off or softirq (the transmit and receive paths).
  * Return: 0, or -EINVAL if @key names nothing that can be invalidated
  * from this QP.
  */
 int sroce_fw_invalidate(struct sroce_fw_dev *fw, u32 pdn, u32 qpn, u32 key,
 			bool remote)
 {
-	struct sroce_fw_mr *mr;
-	int err = 0;
+	struct sroce_fw_mr *old = NULL;
+	struct sroce_fw_mkey *k;
+	int err = -EINVAL;
 
 	rcu_read_lock();
-	mr = xa_load(&fw->mrs, key >> 8);
-	if (!mr || (mr->type != SROCE_MR_FAST &&
-		    mr->type != SROCE_FW_MW_TYPE2)) {
-		err = -EINVAL;
+	k = xa_load(&fw->mrs, key >> 8);
+	if (!k || (k->type != SROCE_MR_FAST &&
+		   k->type != SROCE_FW_MW_TYPE2))
 		goto out_unlock_rcu;
-	}
 	spin_lock_bh(&fw->mr_lock);
-	if (mr->key != key || mr->pdn != pdn ||
-	    (remote && mr->type == SROCE_FW_MW_TYPE2 && mr->valid &&
-	     mr->mw_qpn != qpn))
-		err = -EINVAL;
-	else
-		mr->valid = false;
+	old = rcu_dereference_protected(k->cur,
+					lockdep_is_held(&fw->mr_lock));
+	if (k->key != key || k->pdn != pdn ||
+	    (remote && k->type == SROCE_FW_MW_TYPE2 && old &&
+	     old->mw_qpn != qpn)) {
+		old = NULL;
+	} else {
+		RCU_INIT_POINTER(k->cur, NULL);
+		err = 0;
+	}
 	spin_unlock_bh(&fw->mr_lock);
+	if (old)
+		kfree_rcu(old, rcu);
 out_unlock_rcu:
 	rcu_read_unlock();
 	return err;
@@ -346,19 +413,23 @@ out_unlock_rcu:
 
 /**
  * sroce_fw_mr_copy() - copy between a region and a kernel buffer
- * @mr: the region, from sroce_fw_mr_lookup() for this very range
+ * @mr: the state sroce_fw_mr_lookup() returned for this very range
  * @iova: first byte of the region to access
  * @buf: kernel buffer
  * @len: bytes to copy
  * @to_mr: true to write into the region, false to read from it
  *
+ * The page indexes stay within @mr's table: its registration checked that
+ * its range lies in its pages, and the lookup that the access lies in its
+ * range.
+ *
  * Context: under rcu_read_lock(); does not sleep.
  */
-void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
-		      bool to_mr)
+void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
+		      u64 len, bool to_mr)
 {
-	u64 off, page_size = PAGE_SIZE;
-	unsigned int shift = PAGE_SHIFT;
+	u64 page_size = BIT_ULL(mr->page_shift);
+	u64 off = iova - mr->iova + mr->page_offset;
 
 	if (mr->type == SROCE_MR_DMA) {
 		void *va = (void *)(uintptr_t)iova;
@@ -369,13 +440,6 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 			memcpy(buf, va, len);
 		return;
 	}
-	if (mr->type == SROCE_MR_FAST) {
-		shift = READ_ONCE(mr->page_shift);
-		page_size = BIT_ULL(shift);
-		off = iova - mr->iova + (mr->iova & (page_size - 1));
-	} else {
-		off = iova - mr->iova + mr->page_offset;
-	}
 
 	while (len) {
 		u64 in_page = off & (page_size - 1);
@@ -385,8 +449,8 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 
 		if (mr->type == SROCE_MR_FAST) {
 			/* Kernel virtual addresses: the device's DMA space. */
-			va = (void *)(uintptr_t)(mr->fast_pages[off >> shift] +
-						 in_page);
+			va = (void *)(uintptr_t)
+			     (mr->fast_pages[off >> mr->page_shift] + in_page);
 			if (to_mr)
 				memcpy(va, buf, n);
 			else
@@ -407,16 +471,15 @@ void sroce_fw_mr_copy(struct sroce_fw_mr *mr, u64 iova, void *buf, u64 len,
 
 /**
  * sroce_fw_mr_store_u64() - write one naturally aligned 64-bit word at once
- * @mr: the region, from sroce_fw_mr_lookup() for these 8 bytes
+ * @mr: the state sroce_fw_mr_lookup() returned for these 8 bytes
  * @iova: address of the word (a multiple of 8: it is within one page)
  * @val: the bytes to store, in memory order
  *
  * Context: under rcu_read_lock(); does not sleep.
  */
-void sroce_fw_mr_store_u64(struct sroce_fw_mr *mr, u64 iova, u64 val)
+void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val)
 {
-	unsigned int shift;
-	u64 off;
+	u64 off = iova - mr->iova + mr->page_offset;
 	void *va;
 
 	switch (mr->type) {
@@ -424,14 +487,12 @@ void sroce_fw_mr_store_u64(struct sroce_fw_mr *mr, u64 iova, u64 val)
 		WRITE_ONCE(*(u64 *)(uintptr_t)iova, val);
 		return;
 	case SROCE_MR_FAST:
-		shift = READ_ONCE(mr->page_shift);
-		off = iova - mr->iova + (mr->iova & (BIT_ULL(shift) - 1));
-		va = (void *)(uintptr_t)(mr->fast_pages[off >> shift] +
-					 (off & (BIT_ULL(shift) - 1)));
+		va = (void *)(uintptr_t)
+		     (mr->fast_pages[off >> mr->page_shift] +
+		      (off & (BIT_ULL(mr->page_shift) - 1)));
 		WRITE_ONCE(*(u64 *)va, val);
 		return;
 	default:
-		off = iova - mr->iova + mr->page_offset;
 		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 		WRITE_ONCE(*(u64 *)(va + (off & ~PAGE_MASK)), val);
 		kunmap_local(va);
@@ -492,14 +553,14 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
  */
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw)
 {
-	struct sroce_fw_mr *mr;
+	struct sroce_fw_mkey *k;
 	unsigned long index;
 
 	/* The QPs are gone: no new reader comes, wait for the last ones. */
 	synchronize_rcu();
-	xa_for_each(&fw->mrs, index, mr) {
+	xa_for_each(&fw->mrs, index, k) {
 		xa_erase(&fw->mrs, index);
-		sroce_fw_mr_free(mr);
+		sroce_fw_mkey_free(k);
 	}
 	xa_destroy(&fw->mrs);
 }

@@ -4,7 +4,9 @@
  * rkey names it like a region's) and, once bound by a bind WQE, grants
  * remote access to part of a region with rights of its own. Type 1
  * windows may be used by any QP of their PD; type 2 windows only by the
- * QP they were bound through, until invalidated (fw_mr.c).
+ * QP they were bound through, until invalidated (fw_mr.c). Each bind
+ * publishes a new immutable state (struct sroce_fw_mr), which remote
+ * accesses check and use under RCU.
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -34,8 +36,7 @@ u16 sroce_fw_cmd_alloc_mw(struct sroce_fw_dev *fw, const void *req,
 {
 	const struct sroce_alloc_mw_req *q = req;
 	struct sroce_alloc_mw_resp *r = resp;
-	struct sroce_fw_mr *mw;
-	u32 index;
+	struct sroce_fw_mkey *mw;
 
 	if (q->type != 1 && q->type != 2)
 		return SROCE_FW_ERR_BAD_PARAM;
@@ -46,12 +47,11 @@ u16 sroce_fw_cmd_alloc_mw(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_NO_RESOURCES;
 	mw->type = q->type == 1 ? SROCE_FW_MW_TYPE1 : SROCE_FW_MW_TYPE2;
 	mw->pdn = le32_to_cpu(q->pdn);
-	if (xa_alloc(&fw->mrs, &index, mw, XA_LIMIT(1, SROCE_FW_MAX_MR),
-		     GFP_KERNEL)) {
+	/* Unbound: no state until the first bind. */
+	if (sroce_fw_mkey_add(fw, mw, NULL)) {
 		kfree(mw);
 		return SROCE_FW_ERR_NO_RESOURCES;
 	}
-	mw->key = index << 8 | (fw->mr_key_seq++ & 0xff);
 	r->rkey = cpu_to_le32(mw->key);
 	return SROCE_FW_OK;
 }
@@ -72,22 +72,29 @@ u16 sroce_fw_cmd_dealloc_mw(struct sroce_fw_dev *fw, const void *req,
 	return sroce_fw_mr_erase(fw, le32_to_cpu(q->rkey), true);
 }
 
-/* The region a window is bound to: caller holds mr_lock and RCU. */
+/*
+ * The region a window is bound to: caller holds mr_lock, which keeps a
+ * fast-registration region's state current until the window is published,
+ * and RCU.
+ */
 static bool sroce_fw_bind_target_ok(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp, u32 mr_key,
 				    u32 access, u64 addr, u64 length)
 {
-	struct sroce_fw_mr *mr = xa_load(&fw->mrs, mr_key >> 8);
+	struct sroce_fw_mkey *k = xa_load(&fw->mrs, mr_key >> 8);
+	struct sroce_fw_mr *mr;
 
-	if (!mr || mr->type == SROCE_FW_MW_TYPE1 ||
-	    mr->type == SROCE_FW_MW_TYPE2)
+	if (!k || k->type == SROCE_FW_MW_TYPE1 || k->type == SROCE_FW_MW_TYPE2)
+		return false;
+	mr = rcu_dereference(k->cur);
+	if (!mr)
 		return false;
 	/* Granting remote writes or atomics needs local write (10.6.7.2). */
 	if ((access & (SROCE_ACCESS_REMOTE_WRITE |
 		       SROCE_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & SROCE_ACCESS_LOCAL_WRITE))
 		return false;
-	return mr->valid && mr->key == mr_key && mr->pdn == qp->pdn &&
+	return mr->key == mr_key && mr->pdn == qp->pdn &&
 	       (mr->access & SROCE_ACCESS_MW_BIND) &&
 	       sroce_range_within(mr->iova, mr->length, addr, length);
 }
@@ -99,10 +106,12 @@ static bool sroce_fw_bind_target_ok(struct sroce_fw_dev *fw,
  * @wqe: the private copy of the WQE
  *
  * The window takes the new rkey (same index, new generation), the range
- * and the rights. A type 2 window must be unbound first; a type 1 window
- * is rebound, or unbound by a zero length.
+ * and the rights, as a new state. A type 2 window must be unbound first; a
+ * type 1 window is rebound, or unbound by a zero length.
  *
- * Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
+ * Context: BHs off (the transmit path).
+ * Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR (also when no memory is left
+ * for the state).
  */
 u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		     const struct rxe_send_wqe *wqe)
@@ -110,39 +119,51 @@ u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 mw_key = wqe->wr.wr.mw.mw_rkey, new_key = wqe->wr.wr.mw.rkey;
 	u32 access = wqe->wr.wr.mw.access, mr_key = wqe->wr.wr.mw.mr_lkey;
 	u64 addr = wqe->wr.wr.mw.addr, length = wqe->wr.wr.mw.length;
+	struct sroce_fw_mr *mw = NULL, *old = NULL;
 	u32 status = IB_WC_MW_BIND_ERR;
-	struct sroce_fw_mr *mw;
+	struct sroce_fw_mkey *k;
 
 	if ((access & ~SROCE_FW_MW_ACCESS) || addr + length < addr ||
 	    new_key >> 8 != mw_key >> 8)
 		return IB_WC_MW_BIND_ERR;
 	rcu_read_lock();
-	mw = xa_load(&fw->mrs, mw_key >> 8);
-	if (!mw || (mw->type != SROCE_FW_MW_TYPE1 &&
-		    mw->type != SROCE_FW_MW_TYPE2))
+	k = xa_load(&fw->mrs, mw_key >> 8);
+	if (!k || (k->type != SROCE_FW_MW_TYPE1 &&
+		   k->type != SROCE_FW_MW_TYPE2))
 		goto out_unlock_rcu;
-	spin_lock_bh(&fw->mr_lock);
-	if (mw->key != mw_key || mw->pdn != qp->pdn ||
-	    (mw->type == SROCE_FW_MW_TYPE2 && mw->valid))
-		goto out_unlock;
-	if (mw->type == SROCE_FW_MW_TYPE1 && !length) {
-		mw->valid = false;
-	} else {
-		if (!sroce_fw_bind_target_ok(fw, qp, mr_key, access, addr,
-					     length))
-			goto out_unlock;
+	/* A type 1 window unbound by a zero length has no state. */
+	if (k->type == SROCE_FW_MW_TYPE2 || length) {
+		mw = kzalloc(sizeof(*mw), GFP_ATOMIC);
+		if (!mw)
+			goto out_unlock_rcu;
+		mw->key = new_key;
+		mw->type = k->type;
+		mw->pdn = k->pdn;
+		mw->access = access;
 		mw->iova = addr;
 		mw->length = length;
-		mw->access = access;
 		mw->mw_mr_key = mr_key;
 		mw->mw_qpn = qp->qpn;
-		mw->valid = true;
 	}
-	mw->key = new_key;
-	status = IB_WC_SUCCESS;
-out_unlock:
+	spin_lock_bh(&fw->mr_lock);
+	old = rcu_dereference_protected(k->cur,
+					lockdep_is_held(&fw->mr_lock));
+	if (k->key != mw_key || k->pdn != qp->pdn ||
+	    (k->type == SROCE_FW_MW_TYPE2 && old) ||
+	    (mw && !sroce_fw_bind_target_ok(fw, qp, mr_key, access, addr,
+					    length))) {
+		old = NULL;
+	} else {
+		k->key = new_key;
+		rcu_assign_pointer(k->cur, mw);
+		mw = NULL;
+		status = IB_WC_SUCCESS;
+	}
 	spin_unlock_bh(&fw->mr_lock);
+	if (old)
+		kfree_rcu(old, rcu);
 out_unlock_rcu:
 	rcu_read_unlock();
+	kfree(mw);
 	return status;
 }

@@ -12,6 +12,11 @@
 # invalidate from the target), kernel CQs and QPs and RDMA CM. fio writes and
 # verifies data through the block device, then the host disconnects and
 # everything is torn down; the kernel log must stay clean.
+#
+# The host connects with extra write queues: reads and writes then go through
+# different QPs of one PD while their regions are registered and invalidated
+# per I/O (the shape of the fast-registration race of issue 10, item 4); the
+# last fio run keeps both directions busy on every queue at once.
 source "$(dirname "$0")/lib.sh"
 
 NQN=nqn.2026-11.dev.sroce:selftest
@@ -31,7 +36,7 @@ mountpoint -q /sys/kernel/config ||
 	mount -t configfs none /sys/kernel/config ||
 	ktap_skip_all "configfs not mountable"
 
-ktap_plan 9
+ktap_plan 11
 
 work=$(mktemp -d)
 on_exit "rm -rf $work"
@@ -79,8 +84,9 @@ ctrl_of_nqn() {
 }
 
 hostnqn=$(nvme gen-hostnqn)
+# Two write queues on top of the default I/O queues (one per CPU).
 if timeout 60 nvme connect -t rdma -a $TGT_ADDR -s $PORT -n $NQN \
-	-q "$hostnqn" >"$work/connect.log" 2>&1; then
+	-q "$hostnqn" --nr-write-queues=2 >"$work/connect.log" 2>&1; then
 	on_exit "nvme disconnect -n $NQN"
 	ktap_pass host_connects
 else
@@ -138,6 +144,15 @@ else
 fi
 mrs_before=$(rdma resource show mr 2>/dev/null | grep -c sroce_nv)
 
+# Admin queue, one default queue per CPU and the two write queues.
+ctrl=$(ctrl_of_nqn)
+nqueues=$(cat "/sys/class/nvme/$ctrl/queue_count" 2>/dev/null || echo 0)
+if [ "$nqueues" -ge 4 ]; then
+	ktap_pass io_queues_separate_reads_writes
+else
+	ktap_fail io_queues_separate_reads_writes "$nqueues queues on $ctrl"
+fi
+
 # --- data -----------------------------------------------------------------
 # Direct I/O of many sizes with a checksum in every block, written then read
 # back and verified; the first write leaves a pattern the dd check re-reads.
@@ -167,6 +182,21 @@ if cmp -s "$work/pattern" <(dd if="$work/ns1.img" bs=64k skip=512 count=64 \
 	ktap_pass target_file_has_data
 else
 	ktap_fail target_file_has_data "backing file differs from what was written"
+fi
+
+# Four jobs on disjoint quarters, writes of mixed sizes read back and checked
+# while later writes are in flight (verify_backlog): RDMA READs (host
+# writes) and RDMA WRITEs (host reads) to regions of one PD, registered and
+# invalidated per I/O, on several queues at once.
+if timeout 600 fio --name=sroce-mixed --filename="$dev" --direct=1 \
+	--ioengine=libaio --iodepth=16 --numjobs=4 --size=8M \
+	--offset_increment=16M --rw=randwrite \
+	--bssplit=4k/30:8k/10:16k/10:64k/20:128k/20:512k/10 --blockalign=4k \
+	--verify=crc32c --verify_fatal=1 --verify_backlog=32 --do_verify=1 \
+	--randseed=95 --output="$work/fio-mixed.log" >/dev/null 2>&1; then
+	ktap_pass fio_multiqueue_mixed_verify
+else
+	ktap_fail fio_multiqueue_mixed_verify "$(grep -iE 'err|verify' "$work/fio-mixed.log" | head -n 3 | tr '\n' ' ')"
 fi
 
 # --- teardown -------------------------------------------------------------
