@@ -485,6 +485,8 @@ struct sroce_fw_path {
  * @info: what sroce_roce_parse() found
  * @dgid: the destination address
  * @net_type: enum sroce_net_type it arrived over
+ * @vlan_id: VLAN of the destination GID entry (internally looped packets
+ *	     have no ingress device to tell), SROCE_VLAN_NONE if untagged
  * @ready_qp: set by the completer when the packet let its QP send more;
  *	      the receive path runs it once the QP's lock is released
  */
@@ -495,6 +497,7 @@ struct sroce_fw_pkt {
 	struct sroce_roce_info info;
 	u8 dgid[SROCE_GID_LEN];
 	u8 net_type;
+	u16 vlan_id;
 	struct sroce_fw_qp *ready_qp;
 };
 
@@ -539,6 +542,8 @@ struct sroce_fw_pkt {
  *	     readers take RCU instead
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
+ * @qpn_next: where the cyclic QP number allocation continues; command
+ *	      processor only
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -571,6 +576,7 @@ struct sroce_fw_dev {
 	struct xarray mrs;
 	spinlock_t mr_lock; /* protects key, cur of fast MRs' and MWs' mkeys */
 	u32 mr_key_seq;
+	u32 qpn_next;
 	struct xarray ahs;
 	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
@@ -590,7 +596,7 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
 /* fw_port.c */
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
 					 const u8 gid[SROCE_GID_LEN],
-					 u8 gid_type);
+					 u8 gid_type, u16 *vlan_id);
 int sroce_fw_port_init(void);
 void sroce_fw_port_exit(void);
 void sroce_fw_port_attach(struct sroce_fw_dev *fw);

@@ -17,6 +17,7 @@
  * @fw: the function whose table holds it
  * @gid: the address
  * @type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
+ * @vlan_id: VLAN of the entry, SROCE_VLAN_NONE when untagged
  * @rcu: deferred free; lookups walk the buckets under RCU
  */
 struct sroce_fw_gid_ref {
@@ -24,6 +25,7 @@ struct sroce_fw_gid_ref {
 	struct sroce_fw_dev *fw;
 	u8 gid[SROCE_GID_LEN];
 	u8 type;
+	u16 vlan_id;
 	struct rcu_head rcu;
 };
 
@@ -58,13 +60,14 @@ static void sroce_fw_gid_unhash(struct sroce_fw_gid *e)
  * @net: the namespace the address is looked for in
  * @gid: the address
  * @gid_type: SROCE_GID_ROCE_V1 or SROCE_GID_ROCE_V2
+ * @vlan_id: if not NULL, set to the VLAN of the entry holding the address
  *
  * Context: under rcu_read_lock(), which keeps the function returned alive.
  * Return: the function, or NULL if no function of @net has the address.
  */
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
 					 const u8 gid[SROCE_GID_LEN],
-					 u8 gid_type)
+					 u8 gid_type, u16 *vlan_id)
 {
 	struct sroce_fw_gid_ref *ref;
 
@@ -72,8 +75,11 @@ struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
 				   sroce_fw_gid_key(gid, gid_type))
 		if (ref->type == gid_type &&
 		    !memcmp(ref->gid, gid, SROCE_GID_LEN) &&
-		    net_eq(dev_net(ref->fw->ndev), net))
+		    net_eq(dev_net(ref->fw->ndev), net)) {
+			if (vlan_id)
+				*vlan_id = ref->vlan_id;
 			return ref->fw;
+		}
 	return NULL;
 }
 
@@ -176,6 +182,7 @@ u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_NO_RESOURCES;
 	ref->fw = fw;
 	ref->type = q->gid_type;
+	ref->vlan_id = vlan_id;
 	memcpy(ref->gid, q->gid, SROCE_GID_LEN);
 
 	spin_lock_bh(&fw->gid_lock);

@@ -86,6 +86,17 @@ static void sroce_fw_gid_from_skb(const struct sk_buff *skb,
 }
 
 /*
+ * The VLAN a packet came in on, until the destination GID entry tells
+ * (multicast has none): an internally looped packet has no device.
+ */
+static u16 sroce_fw_skb_vlan(const struct sk_buff *skb)
+{
+	if (skb->dev && is_vlan_dev(skb->dev))
+		return vlan_dev_vlan_id(skb->dev);
+	return SROCE_VLAN_NONE;
+}
+
+/*
  * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
  * from @l3 (the last 4 are the ICRC), parse the transport headers, count,
  * hand it to its QP, then send whatever it made ready. Under RCU.
@@ -143,6 +154,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	pkt.len = udp_len - sizeof(*uh);
 	pkt.net_type = l3_type == SROCE_L3_IPV4 ? SROCE_NET_IPV4 :
 						  SROCE_NET_IPV6;
+	pkt.vlan_id = sroce_fw_skb_vlan(skb);
 	sroce_fw_gid_from_skb(skb, pkt.dgid);
 
 	rcu_read_lock();
@@ -157,7 +169,8 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2);
+	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2,
+				 &pkt.vlan_id);
 	if (fw)
 		sroce_fw_rx_deliver(fw, &pkt, l3, l3_len + udp_len, l3_type);
 	else
@@ -208,10 +221,12 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	pkt.hdr = skb->data + SROCE_GRH_LEN;
 	pkt.len = len;
 	pkt.net_type = SROCE_NET_ROCE_V1;
+	pkt.vlan_id = sroce_fw_skb_vlan(skb);
 	memcpy(pkt.dgid, &grh->daddr, SROCE_GID_LEN);
 
 	rcu_read_lock();
-	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1);
+	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1,
+				 &pkt.vlan_id);
 	if (fw && sroce_fw_v1_ingress_ok(fw, dev))
 		sroce_fw_rx_deliver(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
 				    SROCE_L3_GRH);
@@ -693,7 +708,7 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	uh->check = 0;
 	skb->ignore_df = 1;
 
-	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2))
+	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL))
 		err = sroce_fw_xmit_loopback(net, skb, path);
 	else if (path->net_type == SROCE_NET_IPV4)
 		err = sroce_fw_xmit_v4(net, skb, path, dev);

@@ -156,15 +156,27 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 		status = SROCE_FW_ERR_NOT_FOUND;
 		goto err_put;
 	}
+	/* A QP receives through an SRQ of its own protection domain. */
+	if (qp->srq && qp->srq->pdn != qp->pdn) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+		goto err_put;
+	}
 
 	if (qp->type == SROCE_QPT_GSI) {
 		qpn = SROCE_FW_GSI_QPN;
 		err = xa_insert(&fw->qps, qpn, qp, GFP_KERNEL);
 	} else {
-		err = xa_alloc(&fw->qps, &qpn, qp,
-			       XA_LIMIT(SROCE_FW_MIN_QPN,
-					SROCE_FW_MIN_QPN + SROCE_FW_MAX_QP - 1),
-			       GFP_KERNEL);
+		/*
+		 * Cyclic: a number just freed is not given out again at once,
+		 * or the new QP would receive the old one's stale packets.
+		 */
+		err = xa_alloc_cyclic(&fw->qps, &qpn, qp,
+				      XA_LIMIT(SROCE_FW_MIN_QPN,
+					       SROCE_FW_MIN_QPN +
+					       SROCE_FW_MAX_QP - 1),
+				      &fw->qpn_next, GFP_KERNEL);
+		if (err > 0)	/* wrapped around: fine */
+			err = 0;
 	}
 	if (err) {
 		/* Only one GSI QP per port. */

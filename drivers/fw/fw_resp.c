@@ -11,7 +11,6 @@
  * NAKs, RNR NAKs and NAKs for bad requests and access errors.
  * Acknowledgements and other responses go to the completer (fw_comp.c).
  */
-#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_verbs.h>
@@ -60,11 +59,16 @@ static int sroce_fw_take_rwqe(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	return qp->rwqe->dma.num_sge > qp->max_recv_sge ? -EINVAL : 0;
 }
 
-/* Scatter @len bytes of @src into the receive WQE's buffers, @off in. */
+/*
+ * Scatter @len bytes of @src into the receive WQE's buffers, @off in. The
+ * keys of an SRQ's WQEs belong to the SRQ's PD.
+ */
 static int sroce_fw_scatter(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u64 off, const u8 *src, u64 len)
 {
-	return sroce_fw_sge_copy(fw, qp->pdn, qp->rwqe->dma.sge,
+	u32 pdn = qp->srq ? qp->srq->pdn : qp->pdn;
+
+	return sroce_fw_sge_copy(fw, pdn, qp->rwqe->dma.sge,
 				 qp->rwqe->dma.num_sge, off, (void *)src, len,
 				 true);
 }
@@ -86,8 +90,10 @@ static void sroce_fw_grh_image(const struct sroce_fw_pkt *pkt,
 
 /*
  * What a kernel consumer learns of a datagram's network besides the GRH:
- * the header type, and the VLAN it came in on, by which ib_core finds the
- * GID entry a reply leaves from (a CM REQ over a VLAN is refused without).
+ * the header type, and the VLAN of the GID entry it was sent to, by which
+ * ib_core finds the GID entry a reply leaves from (a CM REQ over a VLAN is
+ * refused without). Taken from the entry, not the ingress device: a
+ * packet between two functions of one namespace has none.
  */
 static void sroce_fw_ud_cqe_ext(const struct sroce_fw_pkt *pkt,
 				struct sroce_cqe_ext *ext)
@@ -97,16 +103,14 @@ static void sroce_fw_ud_cqe_ext(const struct sroce_fw_pkt *pkt,
 		[SROCE_NET_IPV4] = RDMA_NETWORK_IPV4,
 		[SROCE_NET_IPV6] = RDMA_NETWORK_IPV6,
 	};
-	struct net_device *dev = pkt->skb->dev;
-
 	memset(ext, 0, sizeof(*ext));
 	if (pkt->net_type < ARRAY_SIZE(net_type)) {
 		ext->flags |= SROCE_CQE_EXT_NET_TYPE;
 		ext->network_hdr_type = net_type[pkt->net_type];
 	}
-	if (dev && is_vlan_dev(dev)) {
+	if (pkt->vlan_id != SROCE_VLAN_NONE) {
 		ext->flags |= SROCE_CQE_EXT_VLAN;
-		ext->vlan_id = cpu_to_le16(vlan_dev_vlan_id(dev));
+		ext->vlan_id = cpu_to_le16(pkt->vlan_id);
 	}
 }
 
