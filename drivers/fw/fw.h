@@ -13,6 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/skbuff.h>
 #include <linux/xarray.h>
@@ -447,7 +448,11 @@ struct sroce_fw_pkt {
  * @eq_backlog: event sources whose event found the ring full, oldest
  *		first; moved into the ring by the EQ doorbell
  * @port_ev: source of PORT_CHANGE events
- * @stopped: the function raises no event any more (detach)
+ * @stopped: the function is stopped (sroce_fw_stop(), detach): it
+ *	     executes no command, raises no event, sends and receives
+ *	     nothing; written under @eq_lock, read anywhere with READ_ONCE()
+ * @fault_cmd_stall: SROCE_FW_FAULT_CMD_STALL is set
+ * @fault_wait: the command processor waits here while stalled
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
  * @sched: the port's transmit scheduler
@@ -484,6 +489,8 @@ struct sroce_fw_dev {
 	struct list_head eq_backlog;
 	struct sroce_fw_event_src port_ev;
 	bool stopped;
+	bool fault_cmd_stall;
+	wait_queue_head_t fault_wait;
 	struct work_struct event_irq_work;
 
 	struct sroce_fw_port port;

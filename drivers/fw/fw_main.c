@@ -97,6 +97,11 @@ static void sroce_fw_cmd_work(struct work_struct *work)
 	}
 
 	while (fw->sq_head != tail) {
+		/* An injected stall holds the next command until cleared. */
+		wait_event(fw->fault_wait, !READ_ONCE(fw->fault_cmd_stall) ||
+			   READ_ONCE(fw->stopped));
+		if (READ_ONCE(fw->stopped))
+			break;
 		/* Work on a private copy: the ring stays writable by the driver. */
 		memcpy(&cmd, &fw->q.cmdq[fw->sq_head & (depth - 1)],
 		       sizeof(cmd));
@@ -180,7 +185,7 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw,
 		return;
 
 	spin_lock_irqsave(&fw->eq_lock, flags);
-	if (fw->stopped || src->dead)
+	if (READ_ONCE(fw->stopped) || src->dead)
 		goto out_unlock;
 	if (!src->queued && list_empty(&fw->eq_backlog) &&
 	    sroce_fw_eq_room(fw)) {
@@ -224,18 +229,55 @@ void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
 	spin_unlock_irqrestore(&fw->eq_lock, flags);
 }
 
-/* No more events: drop the backlog. Detach only. */
-static void sroce_fw_stop_events(struct sroce_fw_dev *fw)
+/**
+ * sroce_fw_stop() - stop the function after a fatal error
+ * @fw: the function
+ *
+ * What a NIC does when its driver declares it dead: the command processor
+ * executes nothing more (a command it is executing completes, but writes
+ * no completion), no event is raised and waiting ones are dropped, sends
+ * and receives stop. Contexts and the driver's memory stay as they are
+ * until sroce_fw_detach(), which frees the former and after which the
+ * firmware no longer touches the latter.
+ *
+ * Context: process context; does not wait for the command processor.
+ */
+void sroce_fw_stop(struct sroce_fw_dev *fw)
 {
 	struct sroce_fw_event_src *src, *next;
 
 	spin_lock_irq(&fw->eq_lock);
-	fw->stopped = true;
+	WRITE_ONCE(fw->stopped, true);
 	list_for_each_entry_safe(src, next, &fw->eq_backlog, node) {
 		list_del_init(&src->node);
 		src->queued = false;
 	}
 	spin_unlock_irq(&fw->eq_lock);
+	/* A stalled command processor wakes up and stops. */
+	wake_up(&fw->fault_wait);
+}
+
+/**
+ * sroce_fw_set_fault() - inject a fault, or stop injecting it
+ * @fw: the function
+ * @fault: enum sroce_fw_fault
+ * @on: inject it from now on, or no longer
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL for an unknown fault.
+ */
+int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault, bool on)
+{
+	switch (fault) {
+	case SROCE_FW_FAULT_CMD_STALL:
+		WRITE_ONCE(fw->fault_cmd_stall, on);
+		wake_up(&fw->fault_wait);
+		return 0;
+	default:
+		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",
+				   netdev_name(fw->ndev), fault);
+		return -EINVAL;
+	}
 }
 
 static bool sroce_fw_queue_cfg_valid(const struct sroce_fw_queue_cfg *cfg)
@@ -278,6 +320,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	sroce_fw_sched_init(fw);
 	spin_lock_init(&fw->eq_lock);
 	INIT_LIST_HEAD(&fw->eq_backlog);
+	init_waitqueue_head(&fw->fault_wait);
 	sroce_fw_event_src_init(&fw->port_ev, SROCE_EVENT_PORT_CHANGE);
 	spin_lock_init(&fw->gid_lock);
 	spin_lock_init(&fw->mr_lock);
@@ -319,7 +362,7 @@ void sroce_fw_arm_events(struct sroce_fw_dev *fw)
 void sroce_fw_detach(struct sroce_fw_dev *fw)
 {
 	/* No event work is queued after this; the last one is cancelled below. */
-	sroce_fw_stop_events(fw);
+	sroce_fw_stop(fw);
 	/* Unfindable by address, then (after port detach's grace period) gone. */
 	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);

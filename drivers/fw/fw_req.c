@@ -611,6 +611,9 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	u32 prod, status;
 	u64 len;
 
+	/* A stopped function sends nothing more, retransmissions included. */
+	if (READ_ONCE(fw->stopped))
+		return false;
 	spin_lock(&qp->lock);
 	idle = !sroce_fw_outstanding(qp);
 	if (qp->attr.state == SROCE_QPS_ERR) {
@@ -707,6 +710,8 @@ void sroce_fw_ring_sq_doorbell(struct sroce_fw_dev *fw, u32 qpn)
 {
 	struct sroce_fw_qp *qp;
 
+	if (READ_ONCE(fw->stopped))
+		return;
 	rcu_read_lock();
 	qp = xa_load(&fw->qps, qpn);
 	if (qp)

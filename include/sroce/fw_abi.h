@@ -60,6 +60,17 @@ enum sroce_fw_vector {
 };
 
 /*
+ * Faults the firmware injects when told to (sroce_fw_set_fault()), so
+ * that tests can reach the driver's error handling.
+ */
+enum sroce_fw_fault {
+	SROCE_FW_FAULT_CMD_STALL,	/* the command processor executes
+					 * nothing until the fault is cleared
+					 */
+	SROCE_FW_NUM_FAULTS,
+};
+
+/*
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
  * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
