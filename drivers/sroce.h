@@ -109,6 +109,11 @@ struct sroce_cmdq {
  * @debugfs: this device's debugfs directory
  * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
  * @fault_cmd_stall: last value written to debugfs fault_cmd_stall
+ * @eq_mutex: serializes reaping @eq (the event vector, and the release of
+ *	      @hold_events from debugfs); process context; protects
+ *	      @hold_events and @events_held
+ * @hold_events: debugfs hold_events: the event vector is not served
+ * @events_held: the event vector was raised while held
  * @quarantine_lock: protects @quarantine; process context
  * @quarantine: memory the firmware may still use (of objects whose destroy
  *		failed), freed once the firmware is detached
@@ -131,6 +136,9 @@ struct sroce_dev {
 	struct dentry *debugfs;
 	struct work_struct fatal_work;
 	bool fault_cmd_stall;
+	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
+	bool hold_events;
+	bool events_held;
 	struct mutex quarantine_lock; /* protects quarantine; process context */
 	struct list_head quarantine;
 	struct xarray cqs;
@@ -341,6 +349,7 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 		   void *resp, unsigned int resp_len);
 void sroce_irq(void *ctx, unsigned int vector);
 bool sroce_cmd_dead(struct sroce_dev *sdev);
+void sroce_hold_events(struct sroce_dev *sdev, bool hold);
 void sroce_quarantine(struct sroce_dev *sdev, void *vmem,
 		      struct sroce_mr *mr);
 

@@ -294,6 +294,28 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 }
 
 /**
+ * sroce_hold_events() - stop or resume serving the event vector
+ * @sdev: the device
+ * @hold: leave events in the event queue from now on, or no longer
+ *
+ * Fault injection for tests (debugfs hold_events): while held, events
+ * pile up in the firmware as if the driver fell behind. Releasing serves
+ * the vector if it was raised meanwhile.
+ *
+ * Context: process context.
+ */
+void sroce_hold_events(struct sroce_dev *sdev, bool hold)
+{
+	mutex_lock(&sdev->eq_mutex);
+	sdev->hold_events = hold;
+	if (!hold && sdev->events_held) {
+		sdev->events_held = false;
+		sroce_eq_reap(sdev);
+	}
+	mutex_unlock(&sdev->eq_mutex);
+}
+
+/**
  * sroce_irq() - interrupt handler given to the firmware
  * @ctx: the struct sroce_dev
  * @vector: enum sroce_fw_vector
@@ -307,7 +329,12 @@ void sroce_irq(void *ctx, unsigned int vector)
 		sroce_cmdq_reap(sdev);
 		break;
 	case SROCE_VEC_ASYNC_EVENT:
-		sroce_eq_reap(sdev);
+		mutex_lock(&sdev->eq_mutex);
+		if (sdev->hold_events)
+			sdev->events_held = true;
+		else
+			sroce_eq_reap(sdev);
+		mutex_unlock(&sdev->eq_mutex);
 		break;
 	}
 }
@@ -391,6 +418,7 @@ int sroce_hw_open(struct sroce_dev *sdev)
 
 	INIT_WORK(&sdev->fatal_work, sroce_fatal_work);
 	mutex_init(&sdev->quarantine_lock);
+	mutex_init(&sdev->eq_mutex);
 	INIT_LIST_HEAD(&sdev->quarantine);
 	sema_init(&q->slots_free, SROCE_CMDQ_DEPTH);
 	spin_lock_init(&q->lock);

@@ -9,6 +9,9 @@
  *               write 1 to make the firmware's command processor stall
  *               (the next command times out and kills the device), 0 to
  *               release it; reads back the last value written
+ *   hold_events write 1 to stop serving the event vector (events pile up
+ *               in the firmware as if the driver fell behind), 0 to serve
+ *               it again
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -91,6 +94,29 @@ static int sroce_fault_cmd_stall_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_cmd_stall_fops, sroce_fault_cmd_stall_get,
 			 sroce_fault_cmd_stall_set, "%llu\n");
 
+static int sroce_hold_events_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->hold_events);
+	return 0;
+}
+
+static int sroce_hold_events_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+
+	if (val > 1) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "hold_events: %llu is not 0 or 1\n", val);
+		return -EINVAL;
+	}
+	sroce_hold_events(sdev, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_hold_events_fops, sroce_hold_events_get,
+			 sroce_hold_events_set, "%llu\n");
+
 /**
  * sroce_debugfs_add_dev() - create the directory of a registered device
  * @sdev: the device
@@ -105,6 +131,8 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 			    &sroce_fw_gids_fops);
 	debugfs_create_file_unsafe("fault_cmd_stall", 0600, sdev->debugfs,
 				   sdev, &sroce_fault_cmd_stall_fops);
+	debugfs_create_file_unsafe("hold_events", 0600, sdev->debugfs, sdev,
+				   &sroce_hold_events_fops);
 }
 
 /**
