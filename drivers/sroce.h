@@ -8,6 +8,7 @@
 
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
@@ -29,6 +30,7 @@
 enum sroce_cmd_slot_state {
 	SROCE_CMD_SLOT_FREE,
 	SROCE_CMD_SLOT_PENDING,
+	SROCE_CMD_SLOT_DONE,		/* completion arrived; waiter not back yet */
 	SROCE_CMD_SLOT_ABANDONED,	/* waiter timed out; completion still due */
 };
 
@@ -69,7 +71,11 @@ struct sroce_cmd_stats {
  * @sq: command ring
  * @cq: completion ring
  * @slots_free: counts free slots; a poster sleeps on it when all are used
- * @lock: protects @sq_tail, @slots and writes to @sq
+ * @lock: protects @sq_tail, @slots, @dead and writes to @sq; taken in
+ *	  process context only (posters, and the completion vector, which
+ *	  runs on the firmware's workqueue)
+ * @dead: a command timed out: the device is dead, every command fails at
+ *	  once with -EIO (read without the lock as a hint)
  * @sq_tail: free-running producer position
  * @cq_head: free-running consumer position; completion vector only
  * @slots: outstanding commands, indexed by the low bits of the cmd_id
@@ -79,7 +85,8 @@ struct sroce_cmdq {
 	struct sroce_cmd_entry *sq;
 	struct sroce_cmd_completion *cq;
 	struct semaphore slots_free;
-	spinlock_t lock; /* protects sq_tail, slots and writes to sq */
+	spinlock_t lock; /* sq_tail, slots, dead, sq writes; process context */
+	bool dead;
 	u32 sq_tail;
 	u32 cq_head;
 	struct sroce_cmd_slot slots[1 << SROCE_CMDQ_LOG2_DEPTH];
@@ -100,6 +107,16 @@ struct sroce_cmdq {
  * @port_lock: protects @port_state
  * @port_state: last port state reported to ib_core
  * @debugfs: this device's debugfs directory
+ * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
+ * @fault_cmd_stall: last value written to debugfs fault_cmd_stall
+ * @eq_mutex: serializes reaping @eq (the event vector, and the release of
+ *	      @hold_events from debugfs); process context; protects
+ *	      @hold_events and @events_held
+ * @hold_events: debugfs hold_events: the event vector is not served
+ * @events_held: the event vector was raised while held
+ * @quarantine_lock: protects @quarantine; process context
+ * @quarantine: memory the firmware may still use (of objects whose destroy
+ *		failed), freed once the firmware is detached
  * @cqs: CQs by number, for completion events (lock: the xarray's, IRQ-safe)
  * @qps: QPs by number, for kernel work completions
  * @srqs: SRQs by number, for limit events (lock: the xarray's, IRQ-safe)
@@ -117,6 +134,13 @@ struct sroce_dev {
 	spinlock_t port_lock; /* protects port_state */
 	u8 port_state;
 	struct dentry *debugfs;
+	struct work_struct fatal_work;
+	bool fault_cmd_stall;
+	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
+	bool hold_events;
+	bool events_held;
+	struct mutex quarantine_lock; /* protects quarantine; process context */
+	struct list_head quarantine;
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;
@@ -324,6 +348,10 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 		   const void *req, unsigned int req_len,
 		   void *resp, unsigned int resp_len);
 void sroce_irq(void *ctx, unsigned int vector);
+bool sroce_cmd_dead(struct sroce_dev *sdev);
+void sroce_hold_events(struct sroce_dev *sdev, bool hold);
+void sroce_quarantine(struct sroce_dev *sdev, void *vmem,
+		      struct sroce_mr *mr);
 
 /* sroce_main.c */
 int sroce_enable_driver(struct ib_device *ibdev);
@@ -342,7 +370,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn);
+int sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn);
 void sroce_handle_cq_event(struct sroce_dev *sdev, unsigned int type,
 			   const struct sroce_event_cq *ev);
 
@@ -371,7 +399,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
-void sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn);
+int sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn);
 void sroce_handle_srq_event(struct sroce_dev *sdev,
 			    const struct sroce_srq_num *ev);
 
@@ -390,6 +418,7 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
+void sroce_mr_free(struct sroce_mr *mr);
 
 /* sroce_mcast.c */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
@@ -412,6 +441,9 @@ struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
 void sroce_mmap_unpublish(struct rdma_user_mmap_entry *entry);
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
+void sroce_ring_free(struct sroce_dev *sdev,
+		     struct rdma_user_mmap_entry *entry, void *ring,
+		     bool fw_may_use);
 
 /* sroce_debugfs.c */
 void sroce_debugfs_init(void);

@@ -5,6 +5,7 @@
  */
 #include <linux/slab.h>
 #include <linux/ktime.h>
+#include <linux/vmalloc.h>
 
 #include "sroce.h"
 
@@ -31,7 +32,10 @@ static void sroce_cmd_stat_latency(struct sroce_cmd_stats *st, s64 us)
 	}
 }
 
-/* Reserve a slot and post the command. Returns the slot index. */
+/*
+ * Reserve a slot and post the command; the caller holds q->lock and a
+ * count of slots_free. Returns the slot index.
+ */
 static unsigned int sroce_cmd_post(struct sroce_dev *sdev, unsigned int opcode,
 				   const void *req, unsigned int req_len)
 {
@@ -39,7 +43,7 @@ static unsigned int sroce_cmd_post(struct sroce_dev *sdev, unsigned int opcode,
 	struct sroce_cmd_slot *slot;
 	unsigned int i;
 
-	spin_lock(&q->lock);
+	lockdep_assert_held(&q->lock);
 	/* The semaphore guarantees a free slot. */
 	for (i = 0; i < SROCE_CMDQ_DEPTH; i++)
 		if (q->slots[i].state == SROCE_CMD_SLOT_FREE)
@@ -53,8 +57,49 @@ static unsigned int sroce_cmd_post(struct sroce_dev *sdev, unsigned int opcode,
 			 sroce_cmd_id(i, slot->generation), req, req_len);
 	q->sq_tail++;
 	sroce_fw_ring_cmd_doorbell(sdev->fw, q->sq_tail);
-	spin_unlock(&q->lock);
 	return i;
+}
+
+/*
+ * A command timed out: the firmware is not answering. Mark the queue dead
+ * and wake every other waiter (they fail with -EIO). Caller holds q->lock.
+ */
+static void sroce_cmdq_kill(struct sroce_cmdq *q)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&q->lock);
+	WRITE_ONCE(q->dead, true);
+	for (i = 0; i < SROCE_CMDQ_DEPTH; i++)
+		if (q->slots[i].state == SROCE_CMD_SLOT_PENDING)
+			complete(&q->slots[i].done);
+}
+
+static void sroce_fatal_work(struct work_struct *work)
+{
+	struct sroce_dev *sdev = container_of(work, struct sroce_dev,
+					      fatal_work);
+	struct ib_event event = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+/**
+ * sroce_cmd_dead() - whether the command queue died (device fatal)
+ * @sdev: the device
+ *
+ * Once dead, memory handed to the firmware by a command that failed may
+ * still be in use by it: callers quarantine it instead of freeing it.
+ *
+ * Return: true after a command timed out.
+ */
+bool sroce_cmd_dead(struct sroce_dev *sdev)
+{
+	return READ_ONCE(sdev->cmdq.dead);
 }
 
 /**
@@ -66,8 +111,14 @@ static unsigned int sroce_cmd_post(struct sroce_dev *sdev, unsigned int opcode,
  * @resp: buffer for the response (may be NULL if @resp_len is 0)
  * @resp_len: must equal the opcode's response size
  *
+ * A command that gets no completion within SROCE_CMD_TIMEOUT_MS kills the
+ * device, as on hardware whose firmware stopped answering: the queue is
+ * marked dead, the firmware is stopped, IB_EVENT_DEVICE_FATAL is
+ * dispatched, and this and every later command fail at once.
+ *
  * Context: process context; sleeps.
- * Return: 0, the errno mapped from the firmware's status, or -ETIMEDOUT.
+ * Return: 0, the errno mapped from the firmware's status, -ETIMEDOUT for
+ * the command that timed out, -EIO once the queue is dead.
  */
 int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 		   const void *req, unsigned int req_len,
@@ -77,8 +128,8 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 	struct sroce_cmdq *q = &sdev->cmdq;
 	struct sroce_cmd_stats *st;
 	struct sroce_cmd_slot *slot;
-	unsigned long left;
 	ktime_t start;
+	bool fatal;
 	u16 status;
 	int err;
 
@@ -88,6 +139,8 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 		return -EINVAL;
 	st = &q->stats[index];
 
+	if (sroce_cmd_dead(sdev))
+		goto err_dead;
 	if (down_timeout(&q->slots_free,
 			 msecs_to_jiffies(SROCE_CMD_TIMEOUT_MS))) {
 		atomic64_inc(&st->timeouts);
@@ -98,21 +151,35 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 	}
 
 	start = ktime_get();
+	spin_lock(&q->lock);
+	if (q->dead) {
+		spin_unlock(&q->lock);
+		goto err_dead_up;
+	}
 	slot = &q->slots[sroce_cmd_post(sdev, opcode, req, req_len)];
+	spin_unlock(&q->lock);
 	atomic64_inc(&st->issued);
-	left = wait_for_completion_timeout(&slot->done,
-					   msecs_to_jiffies(SROCE_CMD_TIMEOUT_MS));
+	wait_for_completion_timeout(&slot->done,
+				    msecs_to_jiffies(SROCE_CMD_TIMEOUT_MS));
 
 	spin_lock(&q->lock);
-	if (!left && slot->state == SROCE_CMD_SLOT_PENDING) {
-		/* The slot stays reserved until its completion shows up. */
+	if (slot->state == SROCE_CMD_SLOT_PENDING) {
+		/* No completion: timed out, or woken because the queue died. */
 		slot->state = SROCE_CMD_SLOT_ABANDONED;
+		fatal = !q->dead;
+		if (fatal)
+			sroce_cmdq_kill(q);
 		spin_unlock(&q->lock);
+		if (!fatal)
+			goto err_dead_up;
 		atomic64_inc(&st->timeouts);
-		ibdev_err_ratelimited(&sdev->ibdev,
-				      "command %s timed out after %u ms\n",
-				      sroce_cmd_name(index),
-				      SROCE_CMD_TIMEOUT_MS);
+		ibdev_err(&sdev->ibdev,
+			  "command %s timed out after %u ms: device is dead, firmware stopped\n",
+			  sroce_cmd_name(index), SROCE_CMD_TIMEOUT_MS);
+		sroce_fw_stop(sdev->fw);
+		schedule_work(&sdev->fatal_work);
+		/* Let a poster waiting for a slot see the queue dead. */
+		up(&q->slots_free);
 		return -ETIMEDOUT;
 	}
 	status = slot->status;
@@ -129,6 +196,13 @@ int sroce_cmd_exec(struct sroce_dev *sdev, unsigned int opcode,
 	if (err)
 		atomic64_inc(&st->failed);
 	return err;
+
+err_dead_up:
+	/* Pass the slot on: the next waiter for one fails at once too. */
+	up(&q->slots_free);
+err_dead:
+	atomic64_inc(&st->failed);
+	return -EIO;
 }
 
 /* Completion vector: hand each new completion to its waiter. */
@@ -157,6 +231,7 @@ static void sroce_cmdq_reap(struct sroce_dev *sdev)
 
 		spin_lock(&q->lock);
 		if (slot->state == SROCE_CMD_SLOT_FREE ||
+		    slot->state == SROCE_CMD_SLOT_DONE ||
 		    sroce_cmd_id(cmd_id & SROCE_CMDQ_MASK, slot->generation) !=
 		    cmd_id) {
 			spin_unlock(&q->lock);
@@ -172,6 +247,7 @@ static void sroce_cmdq_reap(struct sroce_dev *sdev)
 			slot->state = SROCE_CMD_SLOT_FREE;
 			up(&q->slots_free);
 		} else {
+			slot->state = SROCE_CMD_SLOT_DONE;
 			complete(&slot->done);
 		}
 		spin_unlock(&q->lock);
@@ -218,6 +294,28 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 }
 
 /**
+ * sroce_hold_events() - stop or resume serving the event vector
+ * @sdev: the device
+ * @hold: leave events in the event queue from now on, or no longer
+ *
+ * Fault injection for tests (debugfs hold_events): while held, events
+ * pile up in the firmware as if the driver fell behind. Releasing serves
+ * the vector if it was raised meanwhile.
+ *
+ * Context: process context.
+ */
+void sroce_hold_events(struct sroce_dev *sdev, bool hold)
+{
+	mutex_lock(&sdev->eq_mutex);
+	sdev->hold_events = hold;
+	if (!hold && sdev->events_held) {
+		sdev->events_held = false;
+		sroce_eq_reap(sdev);
+	}
+	mutex_unlock(&sdev->eq_mutex);
+}
+
+/**
  * sroce_irq() - interrupt handler given to the firmware
  * @ctx: the struct sroce_dev
  * @vector: enum sroce_fw_vector
@@ -231,9 +329,74 @@ void sroce_irq(void *ctx, unsigned int vector)
 		sroce_cmdq_reap(sdev);
 		break;
 	case SROCE_VEC_ASYNC_EVENT:
-		sroce_eq_reap(sdev);
+		mutex_lock(&sdev->eq_mutex);
+		if (sdev->hold_events)
+			sdev->events_held = true;
+		else
+			sroce_eq_reap(sdev);
+		mutex_unlock(&sdev->eq_mutex);
 		break;
 	}
+}
+
+/*
+ * Memory the firmware may still use: kept until the function is detached.
+ * Exactly one of @vmem and @mr is set.
+ */
+struct sroce_quarantined {
+	struct list_head node;
+	void *vmem;
+	struct sroce_mr *mr;
+};
+
+/**
+ * sroce_quarantine() - keep memory until the firmware is detached
+ * @sdev: the device
+ * @vmem: a ring (vmalloc memory) the firmware may still write, or NULL
+ * @mr: a region whose page table and pages it may still use, or NULL
+ *
+ * For objects whose destroy command failed (or whose create failed once
+ * the device is dead): the firmware may still hold their context, so the
+ * memory is freed by sroce_hw_close() after sroce_fw_detach().
+ *
+ * Context: process context.
+ */
+void sroce_quarantine(struct sroce_dev *sdev, void *vmem,
+		      struct sroce_mr *mr)
+{
+	struct sroce_quarantined *qe = kzalloc(sizeof(*qe), GFP_KERNEL);
+
+	if (!qe) {
+		/* Never free what the firmware may use: leak it. */
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "no memory to quarantine %p, leaked\n",
+				      vmem ? vmem : (void *)mr);
+		return;
+	}
+	qe->vmem = vmem;
+	qe->mr = mr;
+	mutex_lock(&sdev->quarantine_lock);
+	list_add_tail(&qe->node, &sdev->quarantine);
+	mutex_unlock(&sdev->quarantine_lock);
+}
+
+/* The firmware is detached: free what it might have been using. */
+static void sroce_quarantine_release(struct sroce_dev *sdev)
+{
+	struct sroce_quarantined *qe, *next;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(qe, next, &sdev->quarantine, node) {
+		list_del(&qe->node);
+		vfree(qe->vmem);
+		if (qe->mr)
+			sroce_mr_free(qe->mr);
+		kfree(qe);
+		n++;
+	}
+	if (n)
+		ibdev_info(&sdev->ibdev,
+			   "freed %u buffers kept from the dead firmware\n", n);
 }
 
 /**
@@ -253,6 +416,10 @@ int sroce_hw_open(struct sroce_dev *sdev)
 	unsigned int i;
 	int err = -ENOMEM;
 
+	INIT_WORK(&sdev->fatal_work, sroce_fatal_work);
+	mutex_init(&sdev->quarantine_lock);
+	mutex_init(&sdev->eq_mutex);
+	INIT_LIST_HEAD(&sdev->quarantine);
 	sema_init(&q->slots_free, SROCE_CMDQ_DEPTH);
 	spin_lock_init(&q->lock);
 	for (i = 0; i < SROCE_CMDQ_DEPTH; i++)
@@ -296,12 +463,16 @@ err_out:
  * sroce_hw_close() - detach the NIC function and free the queues
  * @sdev: the device; no command may be outstanding
  *
- * Safe on a device whose sroce_hw_open() failed or never ran.
+ * Safe on a device whose sroce_hw_open() failed or never ran. Memory kept
+ * from a dead firmware is freed once it is detached.
  */
 void sroce_hw_close(struct sroce_dev *sdev)
 {
-	if (sdev->fw)
+	if (sdev->fw) {
+		cancel_work_sync(&sdev->fatal_work);
 		sroce_fw_detach(sdev->fw);
+		sroce_quarantine_release(sdev);
+	}
 	sdev->fw = NULL;
 	kfree(sdev->eq);
 	kfree(sdev->cmdq.cq);

@@ -104,14 +104,13 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_destroy_cq:
-	sroce_cq_destroy_fw(sdev, cq->cqn);
-	if (cq->mmap) {
-		/* The entry owns the ring and frees it. */
-		sroce_mmap_unpublish(cq->mmap);
-		return err;
-	}
+	/* The entry, if any, owns the ring and frees it. */
+	sroce_ring_free(sdev, cq->mmap, cq->ring,
+			sroce_cq_destroy_fw(sdev, cq->cqn) != 0);
+	return err;
 err_free_ring:
-	vfree(cq->ring);
+	/* A dead firmware may have created the CQ after all. */
+	sroce_ring_free(sdev, NULL, cq->ring, sroce_cmd_dead(sdev));
 	return err;
 }
 
@@ -119,8 +118,11 @@ err_free_ring:
  * sroce_cq_destroy_fw() - tell the firmware to stop using a CQ
  * @sdev: the device
  * @cqn: the CQ number
+ *
+ * Return: 0, or the errno of a failed DESTROY_CQ: the firmware may still
+ * write the ring.
  */
-void sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn)
+int sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn)
 {
 	struct sroce_cq_req req = { .cqn = cpu_to_le32(cqn) };
 	int err;
@@ -131,6 +133,7 @@ void sroce_cq_destroy_fw(struct sroce_dev *sdev, u32 cqn)
 		ibdev_err_ratelimited(&sdev->ibdev,
 				      "CQ %u: DESTROY_CQ failed: %d\n", cqn,
 				      err);
+	return err;
 }
 
 /**
@@ -144,14 +147,13 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
+	int err;
 
-	sroce_cq_destroy_fw(sdev, cq->cqn);
+	err = sroce_cq_destroy_fw(sdev, cq->cqn);
 	/* After this no event handler can be running for the CQ. */
 	xa_erase_irq(&sdev->cqs, cq->cqn);
-	if (cq->is_user)
-		sroce_mmap_unpublish(cq->mmap);
-	else
-		vfree(cq->ring);
+	/* The ring stays allocated while the firmware may still write it. */
+	sroce_ring_free(sdev, cq->mmap, cq->ring, err != 0);
 	return 0;
 }
 
@@ -218,11 +220,11 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	cq->resizing = false;
 	spin_unlock_irq(&cq->poll_lock);
 
-	/* Whichever ring is not in use now: the old one, or the new on error. */
-	if (cq->is_user)
-		sroce_mmap_unpublish(mmap);
-	else
-		vfree(ring);
+	/*
+	 * Whichever ring is not in use now: the old one, or the new on error
+	 * (which a dead firmware may have switched to after all).
+	 */
+	sroce_ring_free(sdev, mmap, ring, err && sroce_cmd_dead(sdev));
 	return err;
 }
 

@@ -5,6 +5,13 @@
  *   cmd_stats   per-command counters of the firmware command queue
  *   fw_gids     the firmware's GID table, read back with QUERY_GID, in the
  *               format of /sys/class/infiniband/<dev>/ports/1/gids/<n>
+ *   fault_cmd_stall
+ *               write 1 to make the firmware's command processor stall
+ *               (the next command times out and kills the device), 0 to
+ *               release it; reads back the last value written
+ *   hold_events write 1 to stop serving the event vector (events pile up
+ *               in the firmware as if the driver fell behind), 0 to serve
+ *               it again
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -60,6 +67,56 @@ static int sroce_fw_gids_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_fw_gids);
 
+static int sroce_fault_cmd_stall_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->fault_cmd_stall);
+	return 0;
+}
+
+static int sroce_fault_cmd_stall_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+	int err;
+
+	if (val > 1) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "fault_cmd_stall: %llu is not 0 or 1\n",
+				      val);
+		return -EINVAL;
+	}
+	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_CMD_STALL, val);
+	if (!err)
+		WRITE_ONCE(sdev->fault_cmd_stall, val);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_cmd_stall_fops, sroce_fault_cmd_stall_get,
+			 sroce_fault_cmd_stall_set, "%llu\n");
+
+static int sroce_hold_events_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->hold_events);
+	return 0;
+}
+
+static int sroce_hold_events_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+
+	if (val > 1) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "hold_events: %llu is not 0 or 1\n", val);
+		return -EINVAL;
+	}
+	sroce_hold_events(sdev, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_hold_events_fops, sroce_hold_events_get,
+			 sroce_hold_events_set, "%llu\n");
+
 /**
  * sroce_debugfs_add_dev() - create the directory of a registered device
  * @sdev: the device
@@ -72,6 +129,10 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 			    &sroce_cmd_stats_fops);
 	debugfs_create_file("fw_gids", 0400, sdev->debugfs, sdev,
 			    &sroce_fw_gids_fops);
+	debugfs_create_file_unsafe("fault_cmd_stall", 0600, sdev->debugfs,
+				   sdev, &sroce_fault_cmd_stall_fops);
+	debugfs_create_file_unsafe("hold_events", 0600, sdev->debugfs, sdev,
+				   &sroce_hold_events_fops);
 }
 
 /**

@@ -98,7 +98,6 @@ static int sroce_dev_register(struct sroce_dev *sdev, const char *name)
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
-	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	/* librxe rings its send doorbell and arms CQs with legacy commands. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
@@ -137,6 +136,11 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto err_unlock;
 	}
+	/*
+	 * Ops first: ib_dealloc_device() on the error paths below calls
+	 * dealloc_driver, which closes the function sroce_hw_open() opened.
+	 */
+	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	spin_lock_init(&sdev->port_lock);

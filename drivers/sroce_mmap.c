@@ -12,9 +12,15 @@
 
 #include "sroce.h"
 
+/*
+ * @disowned: the buffer went to the device's quarantine (its object's
+ * destroy failed): the entry no longer frees it. Set before the entry is
+ * removed, read once its last reference is gone.
+ */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	bool disowned;
 };
 
 static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
@@ -96,6 +102,35 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct sroce_mmap_entry *e = to_smmap(entry);
 
-	vfree(e->buf);
+	if (!e->disowned)
+		vfree(e->buf);
 	kfree(e);
+}
+
+/**
+ * sroce_ring_free() - free a ring the firmware was given
+ * @sdev: the device
+ * @entry: the ring's mmap entry (user rings, which it owns), or NULL
+ * @ring: the ring (kernel rings: vmalloc memory), or NULL
+ * @fw_may_use: the firmware did not confirm it stopped using the ring (a
+ *		destroy that failed): keep the memory until detach
+ *
+ * A user ring stays mappable by nobody new either way; mappings already
+ * made keep their pages until munmap.
+ */
+void sroce_ring_free(struct sroce_dev *sdev,
+		     struct rdma_user_mmap_entry *entry, void *ring,
+		     bool fw_may_use)
+{
+	if (entry) {
+		if (fw_may_use) {
+			to_smmap(entry)->disowned = true;
+			sroce_quarantine(sdev, to_smmap(entry)->buf, NULL);
+		}
+		sroce_mmap_unpublish(entry);
+	} else if (fw_may_use && ring) {
+		sroce_quarantine(sdev, ring, NULL);
+	} else {
+		vfree(ring);
+	}
 }

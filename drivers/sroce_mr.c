@@ -125,11 +125,17 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	req.page_offset = cpu_to_le32(ib_umem_offset(mr->umem));
 	err = sroce_mr_register(sdev, mr, &req);
 	if (err)
-		goto err_release_umem;
+		goto err_unregistered;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	return &mr->ibmr;
 
+err_unregistered:
+	/* A dead firmware may have registered the pages after all. */
+	if (sroce_cmd_dead(sdev)) {
+		sroce_quarantine(sdev, NULL, mr);
+		return ERR_PTR(err);
+	}
 err_release_umem:
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
@@ -157,19 +163,28 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = sroce_cmd_exec(sdev, SROCE_CMD_DEREG_MR, &req, sizeof(req),
 			     NULL, 0);
 	if (err) {
-		/* Keep the pages pinned: the firmware may still use them. */
+		/* Pages stay pinned until detach: the firmware may use them. */
 		ibdev_err_ratelimited(&sdev->ibdev,
-				      "MR %#x: DEREG_MR failed: %d, pages leaked\n",
+				      "MR %#x: DEREG_MR failed: %d, pages kept until the device goes\n",
 				      ibmr->lkey, err);
-		kfree(mr);
+		sroce_quarantine(sdev, NULL, mr);
 		return 0;
 	}
+	sroce_mr_free(mr);
+	return 0;
+}
+
+/**
+ * sroce_mr_free() - free a region's page table, pages and context
+ * @mr: a region the firmware no longer uses
+ */
+void sroce_mr_free(struct sroce_mr *mr)
+{
 	kvfree(mr->pages);
 	kfree(mr->page_list);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr);
-	return 0;
 }
 
 /**
@@ -214,10 +229,15 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	req.mtt_addr = cpu_to_le64((uintptr_t)mr->page_list);
 	err = sroce_mr_register(sdev, mr, &req);
 	if (err)
-		goto err_free_list;
+		goto err_unregistered;
 	return &mr->ibmr;
 
-err_free_list:
+err_unregistered:
+	/* A dead firmware may have taken the page list after all. */
+	if (sroce_cmd_dead(sdev)) {
+		sroce_quarantine(sdev, NULL, mr);
+		return ERR_PTR(err);
+	}
 	kfree(mr->page_list);
 err_free_mr:
 	kfree(mr);

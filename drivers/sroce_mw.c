@@ -36,13 +36,16 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
  * sroce_dealloc_mw() - ib_device_ops.dealloc_mw
  * @ibmw: the window
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; 0 once the device is dead.
  */
 int sroce_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct sroce_dev *sdev = to_sdev(ibmw->device);
 	struct sroce_dealloc_mw_req req = { .rkey = cpu_to_le32(ibmw->rkey) };
+	int err;
 
-	return sroce_cmd_exec(sdev, SROCE_CMD_DEALLOC_MW, &req, sizeof(req),
-			      NULL, 0);
+	err = sroce_cmd_exec(sdev, SROCE_CMD_DEALLOC_MW, &req, sizeof(req),
+			     NULL, 0);
+	/* A dead device's windows go with it (they hold no driver memory). */
+	return sroce_cmd_dead(sdev) ? 0 : err;
 }

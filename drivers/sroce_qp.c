@@ -85,19 +85,16 @@ static int sroce_qp_size(struct sroce_dev *sdev, struct sroce_qp *qp,
 	return 0;
 }
 
-static void sroce_qp_free_rings(struct sroce_qp *qp)
+/* @fw_may_use: no DESTROY_QP confirmed the firmware let go of them. */
+static void sroce_qp_free_rings(struct sroce_dev *sdev, struct sroce_qp *qp,
+				bool fw_may_use)
 {
-	if (qp->sq_mmap)
-		sroce_mmap_unpublish(qp->sq_mmap);
-	else
-		vfree(qp->sq);
-	if (qp->rq_mmap)
-		sroce_mmap_unpublish(qp->rq_mmap);
-	else
-		vfree(qp->rq);
+	sroce_ring_free(sdev, qp->sq_mmap, qp->sq, fw_may_use);
+	sroce_ring_free(sdev, qp->rq_mmap, qp->rq, fw_may_use);
 }
 
-static void sroce_qp_destroy_fw(struct sroce_dev *sdev, u32 qpn)
+/* Return: 0, or the errno of a failed DESTROY_QP. */
+static int sroce_qp_destroy_fw(struct sroce_dev *sdev, u32 qpn)
 {
 	struct sroce_qp_req req = { .qpn = cpu_to_le32(qpn) };
 	int err;
@@ -108,6 +105,7 @@ static void sroce_qp_destroy_fw(struct sroce_dev *sdev, u32 qpn)
 		ibdev_err_ratelimited(&sdev->ibdev,
 				      "QP %u: DESTROY_QP failed: %d\n", qpn,
 				      err);
+	return err;
 }
 
 /* Map the rings for userspace and tell librxe where they are. */
@@ -220,9 +218,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_destroy_qp:
-	sroce_qp_destroy_fw(sdev, ibqp->qp_num);
+	sroce_qp_free_rings(sdev, qp,
+			    sroce_qp_destroy_fw(sdev, ibqp->qp_num) != 0);
+	return err;
 err_free_rings:
-	sroce_qp_free_rings(qp);
+	/* A dead firmware may have created the QP after all. */
+	sroce_qp_free_rings(sdev, qp, sroce_cmd_dead(sdev));
 	return err;
 }
 
@@ -648,9 +649,11 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
 
-	sroce_qp_destroy_fw(sdev, ibqp->qp_num);
+	err = sroce_qp_destroy_fw(sdev, ibqp->qp_num);
 	xa_erase(&sdev->qps, ibqp->qp_num);
-	sroce_qp_free_rings(qp);
+	/* The rings stay allocated while the firmware may still use them. */
+	sroce_qp_free_rings(sdev, qp, err != 0);
 	return 0;
 }

@@ -83,14 +83,13 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_destroy_srq:
-	sroce_srq_destroy_fw(sdev, srq->srqn);
-	if (srq->mmap) {
-		/* The entry owns the ring and frees it. */
-		sroce_mmap_unpublish(srq->mmap);
-		return err;
-	}
+	/* The entry, if any, owns the ring and frees it. */
+	sroce_ring_free(sdev, srq->mmap, srq->ring,
+			sroce_srq_destroy_fw(sdev, srq->srqn) != 0);
+	return err;
 err_free_ring:
-	vfree(srq->ring);
+	/* A dead firmware may have created the SRQ after all. */
+	sroce_ring_free(sdev, NULL, srq->ring, sroce_cmd_dead(sdev));
 	return err;
 }
 
@@ -98,8 +97,11 @@ err_free_ring:
  * sroce_srq_destroy_fw() - tell the firmware to forget an SRQ
  * @sdev: the device
  * @srqn: the SRQ number
+ *
+ * Return: 0, or the errno of a failed DESTROY_SRQ: the firmware may still
+ * read the ring.
  */
-void sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn)
+int sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn)
 {
 	struct sroce_srq_num req = { .srqn = cpu_to_le32(srqn) };
 	int err;
@@ -110,6 +112,7 @@ void sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn)
 		ibdev_err_ratelimited(&sdev->ibdev,
 				      "SRQ %u: DESTROY_SRQ failed: %d\n",
 				      srqn, err);
+	return err;
 }
 
 /**
@@ -173,14 +176,13 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibsrq->device);
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+	int err;
 
-	sroce_srq_destroy_fw(sdev, srq->srqn);
+	err = sroce_srq_destroy_fw(sdev, srq->srqn);
 	/* After this no event handler can be running for the SRQ. */
 	xa_erase_irq(&sdev->srqs, srq->srqn);
-	if (srq->mmap)
-		sroce_mmap_unpublish(srq->mmap);
-	else
-		vfree(srq->ring);
+	/* The ring stays allocated while the firmware may still read it. */
+	sroce_ring_free(sdev, srq->mmap, srq->ring, err != 0);
 	return 0;
 }
 

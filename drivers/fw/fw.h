@@ -13,6 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/skbuff.h>
 #include <linux/xarray.h>
@@ -42,6 +43,27 @@ struct sroce_fw_port {
 
 struct sroce_fw_gid_ref;
 
+/**
+ * struct sroce_fw_event_src - one source of asynchronous events
+ * @node: on the function's event backlog while @queued
+ * @type: enum sroce_event_type of the events it raises
+ * @queued: an event of this source found the event ring full and waits
+ *	    on the backlog; a further event only updates @data
+ * @dead: its object is being destroyed: it raises nothing any more
+ * @data: payload of the waiting event (the latest one)
+ *
+ * Every field after @type is protected by the function's eq_lock. A
+ * source has at most one event waiting, so the backlog is bounded by the
+ * number of objects and needs no allocation.
+ */
+struct sroce_fw_event_src {
+	struct list_head node;
+	u16 type;
+	bool queued;
+	bool dead;
+	u8 data[SROCE_EVENT_DATA_MAX];
+};
+
 struct sroce_fw_gid {
 	bool valid;
 	u8 type;
@@ -61,6 +83,8 @@ struct sroce_fw_gid {
  * @armed: 0 or the SROCE_CQ_ARM_* level of the pending notification
  * @comp_vector: completion vector requested at creation
  * @users: queue pairs completing into this CQ
+ * @comp_ev: source of its CQ_COMPLETION events
+ * @err_ev: source of its CQ_ERROR events
  * @rcu: deferred free; producers look CQs up under RCU
  */
 struct sroce_fw_cq {
@@ -72,6 +96,8 @@ struct sroce_fw_cq {
 	u8 armed;
 	u32 comp_vector;
 	atomic_t users;
+	struct sroce_fw_event_src comp_ev;
+	struct sroce_fw_event_src err_ev;
 	struct rcu_head rcu;
 };
 
@@ -133,6 +159,7 @@ struct sroce_fw_sq_track {
  * @cons: consumer index
  * @limit: armed limit, 0 when not armed
  * @users: QPs receiving through this SRQ
+ * @limit_ev: source of its SRQ_LIMIT events
  * @rcu: deferred free
  */
 struct sroce_fw_srq {
@@ -146,6 +173,7 @@ struct sroce_fw_srq {
 	u32 cons;
 	u32 limit;
 	atomic_t users;
+	struct sroce_fw_event_src limit_ev;
 	struct rcu_head rcu;
 };
 
@@ -519,10 +547,21 @@ struct sroce_fw_pkt {
  * @sq_tail_db: command doorbell, last producer position written
  * @sq_head: next command to execute; owned by @cmd_work
  * @cq_tail: next completion slot; owned by @cmd_work
- * @eq_lock: protects @eq_tail, @eq_overflows and writes to the event ring
+ * @eq_lock: protects @eq_tail, @eq_backlog, @stopped, writes to the event
+ *	     ring and the fields of every struct sroce_fw_event_src; taken
+ *	     with interrupts off, from any context (netdev notifier and
+ *	     commands in process context, completions in softirq, the EQ
+ *	     doorbell from wherever the driver rings it); innermost lock
  * @eq_tail: next event slot
  * @eq_head_db: event doorbell, last consumer position written
- * @eq_overflows: events dropped because the driver fell behind
+ * @eq_backlog: event sources whose event found the ring full, oldest
+ *		first; moved into the ring by the EQ doorbell
+ * @port_ev: source of PORT_CHANGE events
+ * @stopped: the function is stopped (sroce_fw_stop(), detach): it
+ *	     executes no command, raises no event, sends and receives
+ *	     nothing; written under @eq_lock, read anywhere with READ_ONCE()
+ * @fault_cmd_stall: SROCE_FW_FAULT_CMD_STALL is set
+ * @fault_wait: the command processor waits here while stalled
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
  * @sched: the port's transmit scheduler
@@ -558,10 +597,14 @@ struct sroce_fw_dev {
 	u32 sq_head;
 	u32 cq_tail;
 
-	spinlock_t eq_lock; /* protects eq_tail, eq_overflows, event slots */
+	spinlock_t eq_lock; /* EQ ring, backlog, sources; irqsave, any ctx */
 	u32 eq_tail;
 	u32 eq_head_db;
-	u64 eq_overflows;
+	struct list_head eq_backlog;
+	struct sroce_fw_event_src port_ev;
+	bool stopped;
+	bool fault_cmd_stall;
+	wait_queue_head_t fault_wait;
 	struct work_struct event_irq_work;
 
 	struct sroce_fw_port port;
@@ -590,8 +633,13 @@ static inline void sroce_fw_count(struct sroce_fw_dev *fw, unsigned int stat)
 
 /* fw_main.c */
 extern struct workqueue_struct *sroce_fw_wq;
-void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
-			 const void *data, unsigned int len);
+void sroce_fw_event_src_init(struct sroce_fw_event_src *src,
+			     unsigned int type);
+void sroce_fw_post_event(struct sroce_fw_dev *fw,
+			 struct sroce_fw_event_src *src, const void *data,
+			 unsigned int len);
+void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
+			     struct sroce_fw_event_src *src);
 
 /* fw_port.c */
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,

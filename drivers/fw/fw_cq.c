@@ -41,6 +41,8 @@ u16 sroce_fw_cmd_create_cq(struct sroce_fw_dev *fw, const void *req,
 	if (!cq)
 		return SROCE_FW_ERR_NO_RESOURCES;
 	spin_lock_init(&cq->lock);
+	sroce_fw_event_src_init(&cq->comp_ev, SROCE_EVENT_CQ_COMPLETION);
+	sroce_fw_event_src_init(&cq->err_ev, SROCE_EVENT_CQ_ERROR);
 	cq->ring = (struct sroce_ring_hdr *)(uintptr_t)le64_to_cpu(q->ring_addr);
 	cq->mask = (1U << log2_slots) - 1;
 	cq->comp_vector = le32_to_cpu(q->comp_vector);
@@ -56,6 +58,15 @@ u16 sroce_fw_cmd_create_cq(struct sroce_fw_dev *fw, const void *req,
 	cq->cqn = cqn;
 	r->cqn = cpu_to_le32(cqn);
 	return SROCE_FW_OK;
+}
+
+/* The CQ is unreachable (erased): off the event backlog, then freed. */
+static void sroce_fw_cq_free(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq)
+{
+	sroce_fw_event_src_kill(fw, &cq->comp_ev);
+	sroce_fw_event_src_kill(fw, &cq->err_ev);
+	/* Producers look CQs up under RCU. */
+	kfree_rcu(cq, rcu);
 }
 
 /**
@@ -85,8 +96,7 @@ u16 sroce_fw_cmd_destroy_cq(struct sroce_fw_dev *fw, const void *req,
 	}
 	__xa_erase(&fw->cqs, cqn);
 	xa_unlock(&fw->cqs);
-	/* Producers look CQs up under RCU. */
-	kfree_rcu(cq, rcu);
+	sroce_fw_cq_free(fw, cq);
 	return SROCE_FW_OK;
 }
 
@@ -184,6 +194,10 @@ void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
  * @ext: what kernel consumers get besides, or NULL for nothing
  * @solicited: the completion satisfies a solicited-only arm
  *
+ * A CQ armed for this completion is disarmed and raises CQ_COMPLETION;
+ * until the driver arms it again it raises no other, so each CQ has at
+ * most one completion event outstanding.
+ *
  * Context: any; does not sleep.
  * Return: 0, or -ENOSPC when the ring is full: the completion is lost and
  * a CQ_ERROR event tells the driver.
@@ -204,7 +218,7 @@ int sroce_fw_cq_post_ext(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 		spin_unlock_bh(&cq->lock);
 		pr_err_ratelimited("sroce_fw %s: CQ %u overrun, completion lost\n",
 				   netdev_name(fw->ndev), cq->cqn);
-		sroce_fw_post_event(fw, SROCE_EVENT_CQ_ERROR, &ev, sizeof(ev));
+		sroce_fw_post_event(fw, &cq->err_ev, &ev, sizeof(ev));
 		return -ENOSPC;
 	}
 	slot = sroce_ring_slot(cq->ring, cq->prod, cq->mask,
@@ -225,8 +239,7 @@ int sroce_fw_cq_post_ext(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
 	spin_unlock_bh(&cq->lock);
 
 	if (notify)
-		sroce_fw_post_event(fw, SROCE_EVENT_CQ_COMPLETION, &ev,
-				    sizeof(ev));
+		sroce_fw_post_event(fw, &cq->comp_ev, &ev, sizeof(ev));
 	return 0;
 }
 
@@ -258,7 +271,7 @@ void sroce_fw_cqs_destroy(struct sroce_fw_dev *fw)
 
 	xa_for_each(&fw->cqs, cqn, cq) {
 		xa_erase(&fw->cqs, cqn);
-		kfree_rcu(cq, rcu);
+		sroce_fw_cq_free(fw, cq);
 	}
 	xa_destroy(&fw->cqs);
 }

@@ -97,6 +97,11 @@ static void sroce_fw_cmd_work(struct work_struct *work)
 	}
 
 	while (fw->sq_head != tail) {
+		/* An injected stall holds the next command until cleared. */
+		wait_event(fw->fault_wait, !READ_ONCE(fw->fault_cmd_stall) ||
+			   READ_ONCE(fw->stopped));
+		if (READ_ONCE(fw->stopped))
+			break;
 		/* Work on a private copy: the ring stays writable by the driver. */
 		memcpy(&cmd, &fw->q.cmdq[fw->sq_head & (depth - 1)],
 		       sizeof(cmd));
@@ -116,35 +121,22 @@ static void sroce_fw_event_irq_work(struct work_struct *work)
 	fw->irq(fw->irq_ctx, SROCE_VEC_ASYNC_EVENT);
 }
 
-/**
- * sroce_fw_post_event() - queue an asynchronous event to the driver
- * @fw: the function
- * @type: enum sroce_event_type
- * @data: event payload
- * @len: payload size, at most the room in struct sroce_eq_entry
- *
- * Events that find the ring full are dropped and counted; the driver can
- * always re-query the state they describe. Does not sleep.
- */
-void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
-			 const void *data, unsigned int len)
+/* Room for one more event in the ring? Caller holds eq_lock. */
+static bool sroce_fw_eq_room(struct sroce_fw_dev *fw)
+{
+	/* Acquire: the driver is done with slots before it returns them. */
+	return fw->eq_tail - smp_load_acquire(&fw->eq_head_db) <
+	       BIT(fw->q.eq_log2_depth);
+}
+
+/* Write one event into the ring, which has room. Caller holds eq_lock. */
+static void sroce_fw_eq_write(struct sroce_fw_dev *fw, unsigned int type,
+			      const void *data, unsigned int len)
 {
 	unsigned int log2 = fw->q.eq_log2_depth;
 	struct sroce_eq_entry *eqe;
 
-	if (WARN_ON_ONCE(len > sizeof(eqe->data)))
-		return;
-
-	spin_lock(&fw->eq_lock);
-	/* Acquire: the driver is done with slots before it returns them. */
-	if (fw->eq_tail - smp_load_acquire(&fw->eq_head_db) >= (1U << log2)) {
-		fw->eq_overflows++;
-		spin_unlock(&fw->eq_lock);
-		pr_warn_ratelimited("sroce_fw %s: event queue full, event %u dropped\n",
-				    netdev_name(fw->ndev), type);
-		return;
-	}
-	eqe = &fw->q.eq[fw->eq_tail & ((1U << log2) - 1)];
+	eqe = &fw->q.eq[fw->eq_tail & (BIT(log2) - 1)];
 	eqe->type = cpu_to_le16(type);
 	memset(eqe->data, 0, sizeof(eqe->data));
 	memcpy(eqe->data, data, len);
@@ -152,9 +144,140 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw, unsigned int type,
 	smp_store_release(&eqe->flags,
 			  cpu_to_le16(sroce_ring_phase(fw->eq_tail, log2)));
 	fw->eq_tail++;
-	spin_unlock(&fw->eq_lock);
+}
 
-	queue_work(sroce_fw_wq, &fw->event_irq_work);
+/**
+ * sroce_fw_event_src_init() - prepare an event source
+ * @src: the source, in a zeroed object context
+ * @type: enum sroce_event_type of its events
+ */
+void sroce_fw_event_src_init(struct sroce_fw_event_src *src,
+			     unsigned int type)
+{
+	INIT_LIST_HEAD(&src->node);
+	src->type = type;
+}
+
+/**
+ * sroce_fw_post_event() - raise an asynchronous event to the driver
+ * @fw: the function
+ * @src: the object's source of this kind of event
+ * @data: event payload
+ * @len: payload size, at most SROCE_EVENT_DATA_MAX
+ *
+ * No event is lost. One that finds the ring full (or others already
+ * waiting, so that events keep their order) waits on the backlog, and the
+ * EQ doorbell moves it into the ring once the driver has returned slots.
+ * A source whose event is still waiting is not queued twice: the waiting
+ * event takes the newer payload, as a NIC coalesces an event it has not
+ * yet written. Nothing is raised for a killed source or a stopped
+ * function.
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_post_event(struct sroce_fw_dev *fw,
+			 struct sroce_fw_event_src *src, const void *data,
+			 unsigned int len)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(len > sizeof(src->data)))
+		return;
+
+	spin_lock_irqsave(&fw->eq_lock, flags);
+	if (READ_ONCE(fw->stopped) || src->dead)
+		goto out_unlock;
+	if (!src->queued && list_empty(&fw->eq_backlog) &&
+	    sroce_fw_eq_room(fw)) {
+		sroce_fw_eq_write(fw, src->type, data, len);
+		/* Under the lock: detach stops events, then cancels this. */
+		queue_work(sroce_fw_wq, &fw->event_irq_work);
+		goto out_unlock;
+	}
+	memset(src->data, 0, sizeof(src->data));
+	memcpy(src->data, data, len);
+	if (!src->queued) {
+		src->queued = true;
+		list_add_tail(&src->node, &fw->eq_backlog);
+		sroce_fw_count(fw, SROCE_STAT_EQ_DEFERRED);
+	}
+out_unlock:
+	spin_unlock_irqrestore(&fw->eq_lock, flags);
+}
+
+/**
+ * sroce_fw_event_src_kill() - an object goes away: forget its events
+ * @fw: the function
+ * @src: the object's event source
+ *
+ * A waiting event is dropped (it names an object the driver destroys) and
+ * the source raises nothing more, so the object can be freed.
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
+			     struct sroce_fw_event_src *src)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&fw->eq_lock, flags);
+	src->dead = true;
+	if (src->queued) {
+		list_del_init(&src->node);
+		src->queued = false;
+	}
+	spin_unlock_irqrestore(&fw->eq_lock, flags);
+}
+
+/**
+ * sroce_fw_stop() - stop the function after a fatal error
+ * @fw: the function
+ *
+ * What a NIC does when its driver declares it dead: the command processor
+ * executes nothing more (a command it is executing completes, but writes
+ * no completion), no event is raised and waiting ones are dropped, sends
+ * and receives stop. Contexts and the driver's memory stay as they are
+ * until sroce_fw_detach(), which frees the former and after which the
+ * firmware no longer touches the latter.
+ *
+ * Context: process context; does not wait for the command processor.
+ */
+void sroce_fw_stop(struct sroce_fw_dev *fw)
+{
+	struct sroce_fw_event_src *src, *next;
+
+	spin_lock_irq(&fw->eq_lock);
+	WRITE_ONCE(fw->stopped, true);
+	list_for_each_entry_safe(src, next, &fw->eq_backlog, node) {
+		list_del_init(&src->node);
+		src->queued = false;
+	}
+	spin_unlock_irq(&fw->eq_lock);
+	/* A stalled command processor wakes up and stops. */
+	wake_up(&fw->fault_wait);
+}
+
+/**
+ * sroce_fw_set_fault() - inject a fault, or stop injecting it
+ * @fw: the function
+ * @fault: enum sroce_fw_fault
+ * @on: inject it from now on, or no longer
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL for an unknown fault.
+ */
+int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault, bool on)
+{
+	switch (fault) {
+	case SROCE_FW_FAULT_CMD_STALL:
+		WRITE_ONCE(fw->fault_cmd_stall, on);
+		wake_up(&fw->fault_wait);
+		return 0;
+	default:
+		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",
+				   netdev_name(fw->ndev), fault);
+		return -EINVAL;
+	}
 }
 
 static bool sroce_fw_queue_cfg_valid(const struct sroce_fw_queue_cfg *cfg)
@@ -196,6 +319,9 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
 	sroce_fw_sched_init(fw);
 	spin_lock_init(&fw->eq_lock);
+	INIT_LIST_HEAD(&fw->eq_backlog);
+	init_waitqueue_head(&fw->fault_wait);
+	sroce_fw_event_src_init(&fw->port_ev, SROCE_EVENT_PORT_CHANGE);
 	spin_lock_init(&fw->gid_lock);
 	spin_lock_init(&fw->mr_lock);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
@@ -235,11 +361,12 @@ void sroce_fw_arm_events(struct sroce_fw_dev *fw)
  */
 void sroce_fw_detach(struct sroce_fw_dev *fw)
 {
+	/* No event work is queued after this; the last one is cancelled below. */
+	sroce_fw_stop(fw);
 	/* Unfindable by address, then (after port detach's grace period) gone. */
 	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);
 	cancel_work_sync(&fw->cmd_work);
-	cancel_work_sync(&fw->event_irq_work);
 	xa_destroy(&fw->pds);
 	/* QPs first: they hold user counts on the CQs and SRQs. */
 	sroce_fw_qps_destroy(fw);
@@ -249,6 +376,8 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_mrs_destroy(fw);
 	sroce_fw_ahs_destroy(fw);
 	sroce_fw_sched_stop(fw);
+	/* Last: QP timers and completions above could still have queued it. */
+	cancel_work_sync(&fw->event_irq_work);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	kfree(fw);
 }
@@ -272,12 +401,33 @@ void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail)
  * @fw: the function
  * @eq_head: free-running consumer position after the last handled event
  *
+ * Events waiting on the backlog move into the returned slots, oldest
+ * first, and raise the async-event vector again.
+ *
  * Context: any; does not sleep.
  */
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head)
 {
+	struct sroce_fw_event_src *src;
+	unsigned long flags;
+	bool moved = false;
+
 	/* Release: the driver's reads of the slots come first. */
 	smp_store_release(&fw->eq_head_db, eq_head);
+
+	spin_lock_irqsave(&fw->eq_lock, flags);
+	while (!list_empty(&fw->eq_backlog) && sroce_fw_eq_room(fw)) {
+		src = list_first_entry(&fw->eq_backlog,
+				       struct sroce_fw_event_src, node);
+		list_del_init(&src->node);
+		src->queued = false;
+		sroce_fw_eq_write(fw, src->type, src->data, sizeof(src->data));
+		moved = true;
+	}
+	/* The backlog is empty once stopped: nothing queues work then. */
+	if (moved)
+		queue_work(sroce_fw_wq, &fw->event_irq_work);
+	spin_unlock_irqrestore(&fw->eq_lock, flags);
 }
 
 /**

@@ -57,7 +57,8 @@ static void sroce_fw_port_report(struct sroce_fw_dev *fw)
 	ev.active_mtu = fw->port.active_mtu;
 	ev.netdev_mtu = cpu_to_le32(fw->port.netdev_mtu);
 	spin_unlock(&fw->port.lock);
-	sroce_fw_post_event(fw, SROCE_EVENT_PORT_CHANGE, &ev, sizeof(ev));
+	/* A change not yet delivered is replaced by this newer state. */
+	sroce_fw_post_event(fw, &fw->port_ev, &ev, sizeof(ev));
 }
 
 static int sroce_fw_netdev_event(struct notifier_block *nb,

@@ -741,6 +741,8 @@ void sroce_fw_ring_sq_doorbell(struct sroce_fw_dev *fw, u32 qpn)
 {
 	struct sroce_fw_qp *qp;
 
+	if (READ_ONCE(fw->stopped))
+		return;
 	rcu_read_lock();
 	qp = xa_load(&fw->qps, qpn);
 	if (qp)

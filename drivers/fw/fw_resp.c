@@ -944,7 +944,7 @@ void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 	struct sroce_fw_qp *qp;
 
 	/* CNPs feed congestion control, which is not built yet. */
-	if (tr == SROCE_TR_CNP)
+	if (tr == SROCE_TR_CNP || READ_ONCE(fw->stopped))
 		return;
 	qp = xa_load(&fw->qps, pkt->info.qpn);
 	if (!qp) {

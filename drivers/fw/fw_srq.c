@@ -40,6 +40,7 @@ u16 sroce_fw_cmd_create_srq(struct sroce_fw_dev *fw, const void *req,
 	if (!srq)
 		return SROCE_FW_ERR_NO_RESOURCES;
 	spin_lock_init(&srq->lock);
+	sroce_fw_event_src_init(&srq->limit_ev, SROCE_EVENT_SRQ_LIMIT);
 	srq->pdn = le32_to_cpu(q->pdn);
 	srq->ring = (struct sroce_ring_hdr *)(uintptr_t)le64_to_cpu(q->ring_addr);
 	srq->mask = BIT(q->log2_slots) - 1;
@@ -104,6 +105,14 @@ u16 sroce_fw_cmd_query_srq(struct sroce_fw_dev *fw, const void *req,
 	return SROCE_FW_OK;
 }
 
+/* The SRQ is unreachable (erased): off the event backlog, then freed. */
+static void sroce_fw_srq_free(struct sroce_fw_dev *fw,
+			      struct sroce_fw_srq *srq)
+{
+	sroce_fw_event_src_kill(fw, &srq->limit_ev);
+	kfree_rcu(srq, rcu);
+}
+
 /**
  * sroce_fw_cmd_destroy_srq() - DESTROY_SRQ
  * @fw: the function
@@ -127,7 +136,7 @@ u16 sroce_fw_cmd_destroy_srq(struct sroce_fw_dev *fw, const void *req,
 	}
 	__xa_erase(&fw->srqs, srqn);
 	xa_unlock(&fw->srqs);
-	kfree_rcu(srq, rcu);
+	sroce_fw_srq_free(fw, srq);
 	return SROCE_FW_OK;
 }
 
@@ -171,7 +180,7 @@ int sroce_fw_srq_take(struct sroce_fw_dev *fw, struct sroce_fw_srq *srq,
 	spin_unlock_bh(&srq->lock);
 
 	if (limit_hit)
-		sroce_fw_post_event(fw, SROCE_EVENT_SRQ_LIMIT, &ev, sizeof(ev));
+		sroce_fw_post_event(fw, &srq->limit_ev, &ev, sizeof(ev));
 	return wqe->dma.num_sge > srq->max_sge ? -EINVAL : 0;
 }
 
@@ -186,7 +195,7 @@ void sroce_fw_srqs_destroy(struct sroce_fw_dev *fw)
 
 	xa_for_each(&fw->srqs, index, srq) {
 		xa_erase(&fw->srqs, index);
-		kfree_rcu(srq, rcu);
+		sroce_fw_srq_free(fw, srq);
 	}
 	xa_destroy(&fw->srqs);
 }

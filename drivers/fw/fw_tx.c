@@ -95,6 +95,9 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	struct sroce_fw_reply ack;
 	bool more = false;
 
+	/* A stopped function sends nothing more, retransmissions included. */
+	if (READ_ONCE(fw->stopped))
+		return false;
 	ack.pending = false;
 	spin_lock(&qp->lock);
 	if (qp->type == SROCE_QPT_RC)

@@ -25,7 +25,7 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-#define SROCE_FW_ABI_MINOR		0
+#define SROCE_FW_ABI_MINOR		1
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -59,6 +59,17 @@ enum sroce_fw_vector {
 	SROCE_VEC_CMD_COMPLETION = 0,
 	SROCE_VEC_ASYNC_EVENT = 1,
 	SROCE_NUM_VECTORS,
+};
+
+/*
+ * Faults the firmware injects when told to (sroce_fw_set_fault()), so
+ * that tests can reach the driver's error handling.
+ */
+enum sroce_fw_fault {
+	SROCE_FW_FAULT_CMD_STALL,	/* the command processor executes
+					 * nothing until the fault is cleared
+					 */
+	SROCE_FW_NUM_FAULTS,
 };
 
 /*
@@ -604,6 +615,9 @@ enum sroce_stat {
 	SROCE_STAT_RX_QP_REFUSED,	/* dropped: wrong transport for the QP,
 					 * oversized MAD
 					 */
+	SROCE_STAT_EQ_DEFERRED,		/* events that found the event ring
+					 * full and waited for the EQ doorbell
+					 */
 	SROCE_NUM_STATS,
 };
 
@@ -678,6 +692,9 @@ struct sroce_event_cq {
 	__u8 rsvd[4];
 };
 
+/* Largest event payload; the firmware keeps one per event source. */
+#define SROCE_EVENT_DATA_MAX		8
+
 /* Layouts are ABI: catch any accidental change at compile time. */
 #define SROCE_ABI_ASSERT_SIZE(type, size) \
 	static_assert(sizeof(struct type) == (size), #type " layout changed")
@@ -695,13 +712,13 @@ SROCE_ABI_ASSERT_SIZE(sroce_gid_index_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_gid_resp, 28);
 SROCE_ABI_ASSERT_SIZE(sroce_alloc_pd_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_dealloc_pd_req, 8);
-SROCE_ABI_ASSERT_SIZE(sroce_event_port_change, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_event_port_change, SROCE_EVENT_DATA_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_ring_hdr, 384);
 SROCE_ABI_ASSERT_SIZE(sroce_create_cq_req, 16);
 SROCE_ABI_ASSERT_SIZE(sroce_create_cq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_cq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_cq_req, 16);
-SROCE_ABI_ASSERT_SIZE(sroce_event_cq, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_event_cq, SROCE_EVENT_DATA_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_cqe_ext, (1 << SROCE_CQE_LOG2_SIZE) -
 		      SROCE_CQE_EXT_OFFSET);
 SROCE_ABI_ASSERT_SIZE(sroce_create_qp_req, 56);
@@ -722,7 +739,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_create_ah_req, 44);
 SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
 SROCE_ABI_ASSERT_FITS(sroce_query_stats_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_create_srq_req, 24);
-SROCE_ABI_ASSERT_SIZE(sroce_srq_num, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_srq_num, SROCE_EVENT_DATA_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * device_fatal: a firmware that stops answering kills the device cleanly.
+ * With objects of every kind in use, the debugfs fault knob makes the
+ * firmware's command processor stall; the next verb must fail after the
+ * command timeout (not hang), the device must report
+ * IBV_EVENT_DEVICE_FATAL on the async event fd, every later verb must
+ * fail at once, and the objects must still be destroyable. What the
+ * kernel does with the memory the firmware may still use is checked by
+ * the wrapper (device removal and module unload without a splat).
+ *
+ * Environment:
+ *   SROCE_DEV    the RDMA device (the whole program skips if unset, absent
+ *                or without the fault knob in debugfs)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+
+#define SYS_IB		"/sys/class/infiniband"
+#define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
+/* The driver's command timeout is 10 s; allow for a slow TCG guest. */
+#define TIMEOUT_MAX_MS	30000ULL
+#define FAST_MAX_MS	2000ULL
+#define EVENT_WAIT_MS	10000
+#define BUF_LEN		65536
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static void knob_path(char *path, size_t len)
+{
+	snprintf(path, len, DEBUGFS_SROCE "/%s/fault_cmd_stall",
+		 env("SROCE_DEV"));
+}
+
+static void __attribute__((constructor)) require_device(void)
+{
+	const char *dev = env("SROCE_DEV");
+	char path[256];
+
+	if (!dev)
+		ksft_exit_skip("SROCE_DEV is not set\n");
+	snprintf(path, sizeof(path), SYS_IB "/%s", dev);
+	if (access(path, F_OK))
+		ksft_exit_skip("no RDMA device %s\n", dev);
+	knob_path(path, sizeof(path));
+	if (access(path, W_OK))
+		ksft_exit_skip("no fault knob %s\n", path);
+}
+
+static int set_stall(bool on)
+{
+	char path[256];
+	int fd, n;
+
+	knob_path(path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, on ? "1\n" : "0\n", 2);
+	close(fd);
+	return n == 2 ? 0 : -EIO;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+FIXTURE(dev) {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	void *buf;
+	bool stalled;
+};
+
+FIXTURE_SETUP(dev)
+{
+	const char *name = env("SROCE_DEV");
+	struct ibv_qp_init_attr init = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_device **d;
+
+	self->list = ibv_get_device_list(NULL);
+	ASSERT_NE(NULL, self->list);
+	for (d = self->list; *d; d++)
+		if (!strcmp(ibv_get_device_name(*d), name))
+			break;
+	ASSERT_NE(NULL, *d) TH_LOG("%s not listed by libibverbs", name);
+	self->ctx = ibv_open_device(*d);
+	ASSERT_NE(NULL, self->ctx);
+	self->pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, self->pd);
+	self->cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->cq);
+	init.send_cq = self->cq;
+	init.recv_cq = self->cq;
+	self->qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, self->qp);
+	self->buf = calloc(1, BUF_LEN);
+	ASSERT_NE(NULL, self->buf);
+	self->mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
+			      IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, self->mr);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->stalled)
+		EXPECT_EQ(0, set_stall(false));
+	/* Destroying must succeed on a dead device, too. */
+	if (self->mr)
+		EXPECT_EQ(0, ibv_dereg_mr(self->mr));
+	if (self->qp)
+		EXPECT_EQ(0, ibv_destroy_qp(self->qp));
+	if (self->cq)
+		EXPECT_EQ(0, ibv_destroy_cq(self->cq));
+	if (self->pd)
+		EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
+	if (self->ctx)
+		EXPECT_EQ(0, ibv_close_device(self->ctx));
+	if (self->list)
+		ibv_free_device_list(self->list);
+	free(self->buf);
+}
+
+TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
+{
+	struct ibv_async_event ev;
+	struct ibv_port_attr port;
+	struct pollfd pfd;
+	uint64_t t0, dt;
+	struct ibv_pd *pd;
+	bool fatal = false;
+	int rc;
+
+	/* Alive: a verb that needs the firmware answers. */
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+
+	ASSERT_EQ(0, set_stall(true));
+	self->stalled = true;
+
+	/* The first command times out: an error after the timeout, no hang. */
+	t0 = now_ms();
+	pd = ibv_alloc_pd(self->ctx);
+	dt = now_ms() - t0;
+	EXPECT_EQ(NULL, pd) ibv_dealloc_pd(pd);
+	EXPECT_GE(TIMEOUT_MAX_MS, dt) TH_LOG("alloc_pd took %llu ms",
+					     (unsigned long long)dt);
+	TH_LOG("stalled alloc_pd failed after %llu ms",
+	       (unsigned long long)dt);
+
+	/* The device says it is dead. */
+	ASSERT_EQ(0, fcntl(self->ctx->async_fd, F_SETFL,
+			   fcntl(self->ctx->async_fd, F_GETFL) | O_NONBLOCK));
+	t0 = now_ms();
+	while (!fatal && now_ms() - t0 < EVENT_WAIT_MS) {
+		pfd.fd = self->ctx->async_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		rc = poll(&pfd, 1, EVENT_WAIT_MS - (now_ms() - t0));
+		ASSERT_LE(0, rc);
+		if (!rc)
+			break;
+		while (!ibv_get_async_event(self->ctx, &ev)) {
+			TH_LOG("async event %s",
+			       ibv_event_type_str(ev.event_type));
+			if (ev.event_type == IBV_EVENT_DEVICE_FATAL)
+				fatal = true;
+			ibv_ack_async_event(&ev);
+		}
+	}
+	ASSERT_TRUE(fatal) TH_LOG("no IBV_EVENT_DEVICE_FATAL within %d ms",
+				  EVENT_WAIT_MS);
+
+	/* Later verbs fail at once, even with the firmware released. */
+	ASSERT_EQ(0, set_stall(false));
+	self->stalled = false;
+	t0 = now_ms();
+	pd = ibv_alloc_pd(self->ctx);
+	EXPECT_EQ(NULL, pd) ibv_dealloc_pd(pd);
+	EXPECT_NE(0, ibv_query_port(self->ctx, 1, &port));
+	dt = now_ms() - t0;
+	EXPECT_GE(FAST_MAX_MS, dt) TH_LOG("verbs on the dead device took %llu ms",
+					  (unsigned long long)dt);
+}
+
+TEST_HARNESS_MAIN
