@@ -167,7 +167,8 @@ out_unlock:
  * The next completion (solicited only, or any) raises a CQ_COMPLETION
  * event. Arming for any completion overrides solicited-only.
  *
- * Context: any; does not sleep.
+ * Context: process or softirq (the CQ lock is softirq-safe, not irq-safe);
+ * not hard interrupt. Does not sleep.
  */
 void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
 				   unsigned int how)
@@ -198,7 +199,7 @@ void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
  * until the driver arms it again it raises no other, so each CQ has at
  * most one completion event outstanding.
  *
- * Context: any; does not sleep.
+ * Context: process or softirq, not hard interrupt; does not sleep.
  * Return: 0, or -ENOSPC when the ring is full: the completion is lost and
  * a CQ_ERROR event tells the driver.
  */
@@ -251,7 +252,7 @@ int sroce_fw_cq_post_ext(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
  * @wc: the completion
  * @solicited: the completion satisfies a solicited-only arm
  *
- * Context: any; does not sleep.
+ * Context: process or softirq, not hard interrupt; does not sleep.
  * Return: as sroce_fw_cq_post_ext().
  */
 int sroce_fw_cq_post(struct sroce_fw_dev *fw, struct sroce_fw_cq *cq,
