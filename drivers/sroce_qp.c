@@ -639,6 +639,34 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 }
 
 /**
+ * sroce_handle_qp_event() - a QP event from the firmware: SQ_DRAINED
+ * @sdev: the device
+ * @ev: the event payload
+ *
+ * Runs on the async-event vector (process context). The QP table's lock
+ * is held across the handler, so sroce_destroy_qp(), which erases the QP
+ * under it, cannot free a QP whose handler is running.
+ */
+void sroce_handle_qp_event(struct sroce_dev *sdev,
+			   const struct sroce_event_qp *ev)
+{
+	struct sroce_qp *qp;
+
+	xa_lock(&sdev->qps);
+	qp = xa_load(&sdev->qps, le32_to_cpu(ev->qpn));
+	if (qp && qp->ibqp.event_handler) {
+		struct ib_event event = {
+			.device = &sdev->ibdev,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_SQ_DRAINED,
+		};
+
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+	}
+	xa_unlock(&sdev->qps);
+}
+
+/**
  * sroce_destroy_qp() - ib_device_ops.destroy_qp
  * @ibqp: the QP
  * @udata: unused

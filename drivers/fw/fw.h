@@ -22,6 +22,7 @@
 #include "lib/sroce_lib.h"
 #include "lib/psn.h"
 #include "lib/ring.h"
+#include "lib/qp_state.h"
 #include "lib/roce_hdr.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
@@ -298,6 +299,10 @@ struct sroce_fw_resp_ack {
  *		  none. Sending stops there; it completes with @sq_err_status
  *		  when everything before it has completed.
  * @sq_err_status: RC: IB_WC_* status of that WQE
+ * @sq_drain_index: SQD: the first WQE not started when the QP entered SQD;
+ *		    it starts none from there, and is drained once every WQE
+ *		    before it has completed (attr.sq_draining cleared then)
+ * @drained_ev: raises SROCE_EVENT_SQ_DRAINED
  * @res: RC responder: ring of @res_cap READ/atomic resources
  * @res_cap: entries of @res in use: max_dest_rd_atomic, at least 1
  * @res_tail: free-running count of resources taken; the newest is
@@ -362,6 +367,8 @@ struct sroce_fw_qp {
 	bool rnr_wait;
 	u32 sq_err_index;
 	u32 sq_err_status;
+	u32 sq_drain_index;
+	struct sroce_fw_event_src drained_ev;
 	struct sroce_fw_rd_res *res;
 	u32 res_cap;
 	u32 res_tail;
@@ -754,6 +761,7 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 /* fw_req.c */
 bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_sq_drain_check(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
 
 /**
@@ -808,6 +816,24 @@ void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 static inline bool sroce_fw_outstanding(const struct sroce_fw_qp *qp)
 {
 	return qp->una_psn != qp->next_psn;
+}
+
+/* Whether the QP's receive side runs: RTR, RTS and SQD (IBA 10.3.1). */
+static inline bool sroce_fw_qp_receives(const struct sroce_fw_qp *qp)
+{
+	return qp->attr.state == SROCE_QPS_RTR ||
+	       qp->attr.state == SROCE_QPS_RTS ||
+	       qp->attr.state == SROCE_QPS_SQD;
+}
+
+/*
+ * Whether the QP's requester runs: RTS, and SQD, which finishes (and
+ * retransmits) the WQEs started before it but starts no new one.
+ */
+static inline bool sroce_fw_qp_sends(const struct sroce_fw_qp *qp)
+{
+	return qp->attr.state == SROCE_QPS_RTS ||
+	       qp->attr.state == SROCE_QPS_SQD;
 }
 
 /*

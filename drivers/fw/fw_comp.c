@@ -100,7 +100,7 @@ void sroce_fw_retry_timer(struct timer_list *t)
 	struct sroce_fw_dev *fw = qp->fw;
 
 	spin_lock_bh(&qp->lock);
-	if (qp->attr.state != SROCE_QPS_RTS || !sroce_fw_outstanding(qp) ||
+	if (!sroce_fw_qp_sends(qp) || !sroce_fw_outstanding(qp) ||
 	    !qp->attr.timeout)
 		goto out_unlock;
 	/* ACKs came since the timer was set: wait the rest. */
@@ -259,8 +259,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 status;
 
 	spin_lock_bh(&qp->lock);
-	if (qp->attr.state != SROCE_QPS_RTS &&
-	    qp->attr.state != SROCE_QPS_SQD)
+	if (!sroce_fw_qp_sends(qp))
 		goto out_unlock;
 	if (info->opcode != SROCE_OP_ACK) {
 		sroce_fw_complete_rd_atomic(fw, qp, pkt);

@@ -57,6 +57,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	 * under RCU; after the grace period none of them holds this one.
 	 */
 	sroce_fw_sched_remove(qp->fw, qp);
+	sroce_fw_event_src_kill(qp->fw, &qp->drained_ev);
 	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
 	synchronize_rcu();
 	timer_shutdown_sync(&qp->rnr_timer);
@@ -125,6 +126,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->attr.state = SROCE_QPS_RESET;
 	qp->attr.port = 1;
 	qp->fw = fw;
+	sroce_fw_event_src_init(&qp->drained_ev, SROCE_EVENT_SQ_DRAINED);
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
@@ -376,6 +378,13 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	status = sroce_fw_qp_check_attr(fw, mask, &q->attr);
 	if (status)
 		goto out_unlock;
+	/* SQD->SQD changes attributes only once the SQ is drained. */
+	if (cur == SROCE_QPS_SQD && next == SROCE_QPS_SQD &&
+	    qp->attr.sq_draining &&
+	    (mask & ~(SROCE_QPA_STATE | SROCE_QPA_CUR_STATE))) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+		goto out_unlock;
+	}
 
 	sroce_fw_qp_apply(qp, mask, &q->attr);
 	if (next == SROCE_QPS_RESET && cur != SROCE_QPS_RESET)
@@ -390,6 +399,15 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		qp->epsn = le32_to_cpu(qp->attr.rq_psn);
 	if (mask & SROCE_QPA_RNR_RETRY)
 		qp->rnr_left = qp->attr.rnr_retry;
+	if (next == SROCE_QPS_SQD && cur != SROCE_QPS_SQD) {
+		/* A message partly sent is finished; no other is started. */
+		qp->sq_drain_index = qp->sq_next_off ?
+				     sroce_ring_next(qp->sq_next, qp->sq_mask) :
+				     qp->sq_next;
+		qp->attr.sq_draining = 1;
+	} else if (next != SROCE_QPS_SQD) {
+		qp->attr.sq_draining = 0;
+	}
 	if ((mask & SROCE_QPA_MAX_DEST_RD_ATOMIC) && qp->res)
 		sroce_fw_resp_reset(qp);
 	/* Connected QPs send at the priority of their path. */
@@ -397,6 +415,8 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	    qp->type != SROCE_QPT_GSI)
 		WRITE_ONCE(qp->prio, qp->attr.av.sl % SROCE_FW_NUM_PRIO);
 	qp->attr.state = next;
+	/* Nothing in flight: drained at once. */
+	sroce_fw_sq_drain_check(fw, qp);
 out_unlock:
 	spin_unlock_bh(&qp->lock);
 	/* Entering RTS sends what is queued; entering ERROR flushes it. */

@@ -129,6 +129,7 @@ static void sroce_fw_sq_pop(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	/* Release: the slot is the producer's again, before the CQE shows. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 	sroce_fw_send_complete(fw, qp, status, &t);
+	sroce_fw_sq_drain_check(fw, qp);
 }
 
 /**
@@ -656,6 +657,9 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		return false;
 	/* Acquire: the WQEs before the producer index are complete. */
 	prod = smp_load_acquire(&qp->sq->producer_index) & qp->sq_mask;
+	/* SQD finishes what was started and starts nothing new. */
+	if (qp->attr.state == SROCE_QPS_SQD)
+		prod = qp->sq_drain_index;
 	while (qp->sq_next != prod && qp->sq_next != qp->sq_err_index) {
 		if (!quantum--) {
 			more = true;
@@ -727,7 +731,29 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		sroce_fw_arm_retry(qp, idle);
 		sroce_fw_check_sq(qp);
 	}
+	sroce_fw_sq_drain_check(fw, qp);
 	return more;
+}
+
+/**
+ * sroce_fw_sq_drain_check() - raise SQ_DRAINED once a QP in SQD is drained
+ * @fw: the function
+ * @qp: the QP, whose lock is held
+ *
+ * Drained: every WQE started before the QP entered SQD has completed (RC:
+ * acknowledged; UC and UD: sent). The event is raised once per entry into
+ * SQD, if that transition asked for it (en_sqd_async_notify).
+ */
+void sroce_fw_sq_drain_check(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	struct sroce_event_qp ev = { .qpn = cpu_to_le32(qp->qpn) };
+
+	if (qp->attr.state != SROCE_QPS_SQD || !qp->attr.sq_draining ||
+	    qp->sq_cons != qp->sq_drain_index)
+		return;
+	qp->attr.sq_draining = 0;
+	if (qp->attr.en_sqd_async_notify)
+		sroce_fw_post_event(fw, &qp->drained_ev, &ev, sizeof(ev));
 }
 
 /**

@@ -137,8 +137,7 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qkey = sroce_deth_qkey(pkt->hdr + info->off[SROCE_EXT_DETH]);
 
 	spin_lock_bh(&qp->lock);
-	if (qp->attr.state != SROCE_QPS_RTR &&
-	    qp->attr.state != SROCE_QPS_RTS)
+	if (!sroce_fw_qp_receives(qp))
 		goto out_unlock;
 	if (qkey != le32_to_cpu(qp->attr.qkey))
 		goto out_unlock;
@@ -721,6 +720,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	switch (qp->attr.state) {
 	case SROCE_QPS_RTR:
 	case SROCE_QPS_RTS:
+	case SROCE_QPS_SQD:
 		break;
 	case SROCE_QPS_ERR:
 		qp->res_tx = qp->res_tail;
@@ -831,8 +831,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD)) {
 		spin_lock_bh(&qp->lock);
-		if (qp->attr.state == SROCE_QPS_RTR ||
-		    qp->attr.state == SROCE_QPS_RTS)
+		if (sroce_fw_qp_receives(qp))
 			sroce_fw_recv_rd_atomic(fw, qp, pkt);
 		spin_unlock_bh(&qp->lock);
 		return;
@@ -842,8 +841,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		goto inv_request;
 
 	spin_lock_bh(&qp->lock);
-	if (qp->attr.state != SROCE_QPS_RTR &&
-	    qp->attr.state != SROCE_QPS_RTS)
+	if (!sroce_fw_qp_receives(qp))
 		goto out_unlock;
 
 	diff = sroce_psn_diff(info->psn, qp->epsn);
@@ -906,8 +904,7 @@ out_unlock:
 
 inv_request:
 	spin_lock_bh(&qp->lock);
-	if (rc && (qp->attr.state == SROCE_QPS_RTR ||
-		   qp->attr.state == SROCE_QPS_RTS) &&
+	if (rc && sroce_fw_qp_receives(qp) &&
 	    sroce_psn_diff(info->psn, qp->epsn) == 0) {
 		sroce_fw_resp_fatal(fw, qp, info->psn, SROCE_SYN_NAK_INV_REQ,
 				    wc_status);

@@ -19,7 +19,6 @@
 #include <linux/udp.h>
 
 #include "fw.h"
-#include "lib/qp_state.h"
 
 /**
  * sroce_fw_tx_alloc() - a packet with its transport headers built
@@ -104,7 +103,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		more = sroce_fw_resp_transmit(fw, qp, &ack);
 	if (qp->attr.state == SROCE_QPS_ERR)
 		sroce_fw_flush(fw, qp);
-	else if (qp->attr.state == SROCE_QPS_RTS)
+	else if (sroce_fw_qp_sends(qp))
 		more |= sroce_fw_req_transmit(fw, qp);
 	spin_unlock(&qp->lock);
 	sroce_fw_reply_send(fw, qp, &ack);

@@ -666,6 +666,7 @@ enum sroce_event_type {
 	SROCE_EVENT_CQ_COMPLETION = 2,
 	SROCE_EVENT_CQ_ERROR = 3,
 	SROCE_EVENT_SRQ_LIMIT = 4,
+	SROCE_EVENT_SQ_DRAINED = 5,
 };
 
 #define SROCE_EQE_PHASE			0x1
@@ -689,6 +690,15 @@ struct sroce_event_port_change {
 /* SROCE_EVENT_CQ_COMPLETION (armed CQ got a completion), CQ_ERROR (overrun) */
 struct sroce_event_cq {
 	__le32 cqn;
+	__u8 rsvd[4];
+};
+
+/*
+ * SROCE_EVENT_SQ_DRAINED: a QP in SQD has completed every WQE it had
+ * started (raised when it was taken to SQD with en_sqd_async_notify).
+ */
+struct sroce_event_qp {
+	__le32 qpn;
 	__u8 rsvd[4];
 };
 
