@@ -5,13 +5,15 @@
 # sroce-vm boot with sroce.ko loaded and measures, in this order:
 #   1. sroce loopback: server and client on sroce0 (over veth0), OOB 127.0.0.1
 #   2. sroce across namespaces: sroce0 on veth0 <-> sroce1 on veth1 in "b"
+#   2b. with --base-ko: 1 and 2 again with that module instead (an A/B of
+#      two sroce builds in one boot; a second table compares them)
 #   3. rdma_rxe loopback: sroce unloaded, rxe0 on veth0, OOB 127.0.0.1
 #   4. kernel TCP (iperf3) from the initial namespace to "b" over the veth
 # then prints a table of medians with ratios (see Documentation/benchmarks.md)
 # and writes it to $SROCE_OUT/bench.txt when sroce-vm has an --out share.
 #
 # usage: guest-bench.sh [--quick] [--reps N] [--deadline UPTIME_SECS]
-#                       [--host-load STR]
+#                       [--host-load STR] [--base-ko FILE]
 #   --reps: repetitions of every test (default 3, 1 with --quick); the
 #   table gives their median.
 #   --deadline: guest uptime by which the script must have finished (the host
@@ -19,13 +21,14 @@
 #   reported as "skip" instead of running into the harness's timeout.
 set -u
 
-quick=0 deadline=0 host_load='' want_reps=''
+quick=0 deadline=0 host_load='' want_reps='' base_ko=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--reps) want_reps=$2; shift ;;
 	--deadline) deadline=$2; shift ;;
 	--host-load) host_load=$2; shift ;;
+	--base-ko) base_ko=$2; shift ;;
 	*) echo "guest-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -342,10 +345,41 @@ else
 	note_problem "sroce1 in netns $ns could not be set up"
 fi
 
-log "3/4 rdma_rxe loopback"
-rxe_ok=1
+# sroce_suites PREFIX: the loopback and netns suites as PREFIX_lo/_ns on
+# the module loaded now; the devices are deleted afterwards.
+sroce_suites() {
+	local g0 g1
+	if rdma link add sroce0 type sroce netdev veth0 &&
+		poll 10 gid_v4 sroce0 $addr0 >/dev/null; then
+		g0=$(gid_v4 sroce0 $addr0)
+		suite "$1_lo" "" sroce0 "$g0" sroce0 "$g0" 127.0.0.1
+		if ip netns exec $ns rdma link add sroce1 type sroce netdev veth1 &&
+			poll 10 gid_v4 sroce1 $addr1 >/dev/null; then
+			g1=$(gid_v4 sroce1 $addr1)
+			suite "$1_ns" $ns sroce1 "$g1" sroce0 "$g0" $addr1
+		else
+			note_problem "$1: sroce1 could not be set up"
+		fi
+	else
+		note_problem "$1: sroce0 could not be set up"
+	fi
+	rdma link del sroce0 2>/dev/null
+	ip netns exec $ns rdma link del sroce1 2>/dev/null
+}
+
 rdma link del sroce0 2>/dev/null
 ip netns exec $ns rdma link del sroce1 2>/dev/null
+if [ -n "$base_ko" ]; then
+	log "2b/4 the base module $base_ko, loopback and netns"
+	if timeout 60 rmmod sroce && insmod "$base_ko"; then
+		sroce_suites base
+	else
+		note_problem "could not swap in the base module"
+	fi
+fi
+
+log "3/4 rdma_rxe loopback"
+rxe_ok=1
 if ! timeout 60 rmmod sroce; then
 	note_problem "rmmod sroce failed or hung; no rxe figures"
 	rxe_ok=0
@@ -505,9 +539,26 @@ raw() {
 	fi
 }
 
+# The A/B table: this build against the base module, same boot.
+ab_table() {
+	local r
+	printf '\n%s\n' "A/B: this build against the base module $base_ko"
+	printf '%-24s %-6s %10s %10s %8s %11s %11s %8s\n' test unit "sroce lo" \
+		"base lo" "lo/base" "sroce netns" "base netns" "ns/base"
+	printf '%s\n' "$(printf '%.0s-' {1..95})"
+	for r in "${rows[@]}"; do
+		printf '%-24s %-6s %10s %10s %8s %11s %11s %8s\n' "$(label "$r")" \
+			"$(unit "$r")" "$(cell sroce_lo "$r")" "$(cell base_lo "$r")" \
+			"$(ratio "${med[sroce_lo,$r]:-}" "${med[base_lo,$r]:-}")" \
+			"$(cell sroce_ns "$r")" "$(cell base_ns "$r")" \
+			"$(ratio "${med[sroce_ns,$r]:-}" "${med[base_ns,$r]:-}")"
+	done
+	echo "x/base: bandwidth rows >1 and latency rows <1 mean this build is faster."
+}
+
 echo
 echo "===== sroce-bench results ====="
-table >"$work/bench.txt"
+{ table; [ -z "$base_ko" ] || ab_table; } >"$work/bench.txt"
 cat "$work/bench.txt"
 # The table first: it must reach the host even if the rest runs out of time.
 [ -z "${SROCE_OUT:-}" ] || cp "$work/bench.txt" "$SROCE_OUT/bench.txt"
