@@ -538,6 +538,10 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 		if (!found) {
 			if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
 				continue;
+			/* A repeat of another kind of request is forged. */
+			if ((r->opcode == SROCE_OP_READ_REQ) !=
+			    (pkt->info.opcode == SROCE_OP_READ_REQ))
+				return false;
 			if (r->opcode != SROCE_OP_READ_REQ)
 				psn = r->first_psn;
 			found = true;
