@@ -385,6 +385,11 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 /* Serializes responder atomics of every function (IB_ATOMIC_HCA). */
 static DEFINE_SPINLOCK(sroce_fw_atomic_lock);
 
+static bool sroce_fw_is_read(u8 opcode)
+{
+	return opcode == SROCE_OP_READ_REQ;
+}
+
 static bool sroce_fw_res_done(const struct sroce_fw_rd_res *r)
 {
 	return sroce_psn_after(r->next_psn, r->last_psn);
@@ -539,8 +544,8 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 			if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
 				continue;
 			/* A repeat of another kind of request is forged. */
-			if ((r->opcode == SROCE_OP_READ_REQ) !=
-			    (pkt->info.opcode == SROCE_OP_READ_REQ))
+			if (sroce_fw_is_read(r->opcode) !=
+			    sroce_fw_is_read(pkt->info.opcode))
 				return false;
 			if (r->opcode != SROCE_OP_READ_REQ)
 				psn = r->first_psn;
