@@ -645,7 +645,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  *
  * Runs on the async-event vector (process context). The QP table's lock
  * is held across the handler, so sroce_destroy_qp(), which erases the QP
- * under it, cannot free a QP whose handler is running.
+ * under it, cannot free a QP whose handler is running; the handler runs
+ * in atomic context, as the CQ and SRQ ones do (uverbs' and the ULPs'
+ * only queue the event).
  */
 void sroce_handle_qp_event(struct sroce_dev *sdev,
 			   const struct sroce_event_qp *ev)

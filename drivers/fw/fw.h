@@ -134,6 +134,11 @@ struct sroce_fw_cq {
  * @signaled: it completes with a CQE on success
  * @local: a local operation (registration, invalidation, bind), done when
  *	   it was executed; it completes as soon as everything before it has
+ * @started: its first packet was sent (cleared when the slot is given
+ *	     back): a partly sent WQE is finished by SQD
+ * @asked_end: RC READ: the PSN after the last response asked for so far;
+ *	       asking again after a loss goes no further (a responder answers
+ *	       a repeat only from what it was asked before)
  */
 struct sroce_fw_sq_track {
 	u64 wr_id;
@@ -143,6 +148,8 @@ struct sroce_fw_sq_track {
 	u8 opcode;
 	bool signaled;
 	bool local;
+	bool started;
+	u32 asked_end;
 };
 
 /* Remote access rights a QP may grant (IB_ACCESS_* values). */
@@ -208,6 +215,8 @@ struct sroce_fw_sched {
  * @first_psn: PSN of the request, which the first response carries
  * @last_psn: PSN of the last response
  * @next_psn: next response to send; last_psn + 1 once all are sent
+ * @answered: every response was sent once; a repeat being answered
+ *	      again does not keep the resource from being reused
  * @opcode: SROCE_OP_READ_REQ, SROCE_OP_CMP_SWAP or SROCE_OP_FETCH_ADD
  * @msn: the MSN the responses carry
  * @rkey: READ: the key checked when the request was accepted
@@ -219,6 +228,7 @@ struct sroce_fw_rd_res {
 	u32 first_psn;
 	u32 last_psn;
 	u32 next_psn;
+	bool answered;
 	u8 opcode;
 	u32 msn;
 	u32 rkey;
@@ -303,12 +313,13 @@ struct sroce_fw_resp_ack {
  *		    it starts none from there, and is drained once every WQE
  *		    before it has completed (attr.sq_draining cleared then)
  * @drained_ev: raises SROCE_EVENT_SQ_DRAINED
- * @res: RC responder: ring of @res_cap READ/atomic resources
- * @res_cap: entries of @res in use: max_dest_rd_atomic, at least 1
- * @res_tail: free-running count of resources taken; the newest is
- *	      @res[(res_tail - 1) % res_cap]
- * @res_tx: free-running index of the oldest resource that may have
- *	    responses left to send; res_tail - res_tx <= res_cap
+ * @res: RC responder: ring of SROCE_FW_MAX_RD_ATOMIC (a power of two)
+ *	 READ/atomic resources; resource number N is in slot N masked
+ * @res_cap: resources held at most: max_dest_rd_atomic, at least 1
+ * @res_held: resources held now (the newest ones), at most @res_cap
+ * @res_tail: free-running number of the next resource
+ * @res_tx: free-running number of the oldest resource that may have
+ *	    responses left to send; res_tail - res_tx <= res_held
  * @resp_ack: RC responder: the acknowledgment owed
  * @epsn: responder: expected PSN
  * @msn: responder: messages completed
@@ -371,6 +382,7 @@ struct sroce_fw_qp {
 	struct sroce_fw_event_src drained_ev;
 	struct sroce_fw_rd_res *res;
 	u32 res_cap;
+	u32 res_held;
 	u32 res_tail;
 	u32 res_tx;
 	struct sroce_fw_resp_ack resp_ack;
@@ -808,6 +820,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_reply *ack);
 void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			 struct sroce_fw_reply *ack);
+void sroce_fw_resp_set_cap(struct sroce_fw_qp *qp);
 void sroce_fw_resp_reset(struct sroce_fw_qp *qp);
 void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_pkt *pkt);

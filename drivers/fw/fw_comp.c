@@ -159,16 +159,32 @@ static bool sroce_fw_is_rd_atomic(const struct sroce_fw_sq_track *t)
 static bool sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 psn)
 {
+	const struct sroce_fw_sq_track *t;
+	u32 comp;
+
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
-		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons])) {
-			sroce_fw_rewind(fw, qp, qp->comp_psn);
-			sroce_fw_sched_add(fw, qp);
-			return true;
-		}
+		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons]))
+			goto rewind;
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	}
-	return false;
+	/*
+	 * An ACK reaching into a READ still being answered (also one that
+	 * asked for its first parts only): a response it covers that did not
+	 * come was lost.
+	 */
+	t = &qp->track[qp->sq_cons];
+	if ((qp->sq_cons == qp->sq_next && !qp->sq_next_off) ||
+	    !sroce_fw_is_rd_atomic(t) || sroce_psn_before(psn, t->first_psn))
+		return false;
+	comp = sroce_psn_in_range(qp->comp_psn, t->first_psn, t->last_psn) ?
+	       qp->comp_psn : t->first_psn;
+	if (sroce_psn_after(comp, psn))
+		return false;
+rewind:
+	sroce_fw_rewind(fw, qp, qp->comp_psn);
+	sroce_fw_sched_add(fw, qp);
+	return true;
 }
 
 /* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */

@@ -325,6 +325,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->rd_atomic_out = 0;
 	qp->rnr_wait = false;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
+	memset(qp->track, 0, (qp->sq_mask + 1) * sizeof(*qp->track));
 	if (qp->res)
 		sroce_fw_resp_reset(qp);
 	WRITE_ONCE(qp->sq->producer_index, 0);
@@ -401,15 +402,19 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		qp->rnr_left = qp->attr.rnr_retry;
 	if (next == SROCE_QPS_SQD && cur != SROCE_QPS_SQD) {
 		/* A message partly sent is finished; no other is started. */
-		qp->sq_drain_index = qp->sq_next_off ?
-				     sroce_ring_next(qp->sq_next, qp->sq_mask) :
-				     qp->sq_next;
+		/*
+		 * Every WQE ever sent, also those a rewind will send again,
+		 * and the frontier one if it was partly sent.
+		 */
+		qp->sq_drain_index = qp->track[qp->sq_high].started ?
+				     sroce_ring_next(qp->sq_high, qp->sq_mask) :
+				     qp->sq_high;
 		qp->attr.sq_draining = 1;
 	} else if (next != SROCE_QPS_SQD) {
 		qp->attr.sq_draining = 0;
 	}
 	if ((mask & SROCE_QPA_MAX_DEST_RD_ATOMIC) && qp->res)
-		sroce_fw_resp_reset(qp);
+		sroce_fw_resp_set_cap(qp);
 	/* Connected QPs send at the priority of their path. */
 	if ((mask & SROCE_QPA_AV) && qp->type != SROCE_QPT_UD &&
 	    qp->type != SROCE_QPT_GSI)

@@ -101,12 +101,6 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	sroce_fw_cq_post(fw, qp->scq, &wc, false);
 }
 
-/*
- * Give the oldest send slot back and complete its WQE, in that order: a
- * consumer that reacts to the completion by posting again must find the
- * slot free (librxe checks for room before it writes). Caller holds
- * qp->lock.
- */
 /* Move on to the next send WQE; the high mark follows at the frontier. */
 static void sroce_fw_sq_next_advance(struct sroce_fw_qp *qp)
 {
@@ -118,10 +112,18 @@ static void sroce_fw_sq_next_advance(struct sroce_fw_qp *qp)
 		qp->sq_high = qp->sq_next;
 }
 
+/*
+ * Give the oldest send slot back and complete its WQE, in that order: a
+ * consumer that reacts to the completion by posting again must find the
+ * slot free (librxe checks for room before it writes). Caller holds
+ * qp->lock.
+ */
 static void sroce_fw_sq_pop(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *wqe)
 {
 	struct sroce_fw_sq_track t = *wqe;
+
+	qp->track[qp->sq_cons].started = false;
 
 	if (qp->sq_cons == qp->sq_next)
 		sroce_fw_sq_next_advance(qp);
@@ -344,6 +346,7 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 	};
 	u32 in_flight = sroce_psn_diff(qp->next_psn, qp->una_psn);
 	u64 off = qp->sq_next_off, part = 0;
+	bool again = t->started;
 	u32 npkts = 1, total = 1;
 
 	if (in_flight >= SROCE_FW_SEND_WINDOW)
@@ -362,6 +365,10 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		/* The responses use one PSN each. */
 		total = len - off ? DIV_ROUND_UP_ULL(len - off, pmtu) : 1;
 		npkts = min(total, SROCE_FW_SEND_WINDOW - in_flight);
+		/* Asked again after a loss: no further than before. */
+		if (again && sroce_psn_before(qp->next_psn, t->asked_end))
+			npkts = min_t(u32, npkts, sroce_psn_diff(t->asked_end,
+								 qp->next_psn));
 		part = min_t(u64, len - off, (u64)npkts * pmtu);
 		f.opcode = SROCE_OP_READ_REQ;
 		f.reth_va = wqe->wr.wr.rdma.remote_addr + off;
@@ -395,7 +402,13 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
 			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
 	}
+	if (!again) {
+		t->started = true;
+		t->asked_end = qp->next_psn;
+	}
 	qp->next_psn = sroce_psn_add(qp->next_psn, npkts);
+	if (sroce_psn_after(qp->next_psn, t->asked_end))
+		t->asked_end = qp->next_psn;
 	/*
 	 * Counted once per WQE: a later part finds it counted, unless a
 	 * rewind (which counts everything again) came in between.
@@ -468,6 +481,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		t->local = false;
 		t->signaled = (qp->flags & SROCE_QP_F_SIG_ALL) ||
 			      (wqe->wr.send_flags & IB_SEND_SIGNALED);
+		t->started = true;
 	}
 	do {
 		struct sroce_roce_fields f = {};
@@ -635,7 +649,7 @@ static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 /**
  * sroce_fw_req_transmit() - the requester's part of a QP's turn
  * @fw: the function
- * @qp: the QP, in RTS, whose lock is held
+ * @qp: the QP, in RTS or SQD, whose lock is held
  *
  * Sends up to a quantum of WQEs from the send ring.
  *

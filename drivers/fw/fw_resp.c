@@ -5,11 +5,13 @@
  * copied and validated first, exactly as on the send side.
  *
  * Implemented: UD (and GSI) receives; RC and UC SEND and RDMA WRITE
- * requests (with immediate); RC RDMA READ (answered again when a request
- * is repeated) and atomics (repeated ones answered from a replay cache,
- * never executed twice); RC sequence checking, acknowledgment, sequence
- * NAKs, RNR NAKs and NAKs for bad requests and access errors.
- * Acknowledgements and other responses go to the completer (fw_comp.c).
+ * requests (with immediate); RC RDMA READ and atomics, recorded in a ring
+ * of max_dest_rd_atomic resources whose responses the egress stage
+ * (fw_tx.c) sends, and sends again from there for a repeated request
+ * (never executed twice); RC sequence checking, acknowledgment, sequence
+ * NAKs, RNR NAKs and NAKs for bad requests and access errors, owed here
+ * and sent by the egress stage. Responses to our own requests go to the
+ * completer (fw_comp.c). Nothing here sends.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -204,6 +206,11 @@ static bool sroce_fw_syndrome_is_nak(u8 syndrome)
 	return (syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_TYPE_ACK;
 }
 
+static bool sroce_fw_syndrome_is_rnr(u8 syndrome)
+{
+	return (syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK;
+}
+
 /*
  * Owe the requester an acknowledgment or NAK of @psn (for a NAK, the PSN
  * expected or refused); the egress stage sends it. It replaces one owed
@@ -216,6 +223,10 @@ static void sroce_fw_resp_owe(struct sroce_fw_qp *qp, u32 psn, u8 syndrome)
 
 	if (ack->pending && sroce_fw_syndrome_is_nak(ack->syndrome) &&
 	    !sroce_fw_syndrome_is_nak(syndrome) && sroce_psn_before(psn, ack->psn))
+		return;
+	/* An RNR NAK's delay must not be lost to a sequence NAK behind it. */
+	if (ack->pending && sroce_fw_syndrome_is_rnr(ack->syndrome) &&
+	    !sroce_fw_syndrome_is_rnr(syndrome) && psn == ack->psn)
 		return;
 	ack->psn = psn;
 	ack->syndrome = syndrome;
@@ -395,27 +406,52 @@ static bool sroce_fw_res_done(const struct sroce_fw_rd_res *r)
 	return sroce_psn_after(r->next_psn, r->last_psn);
 }
 
+/* Resource number @n. The ring's size divides 2^32: numbers may wrap. */
+static_assert(!(SROCE_FW_MAX_RD_ATOMIC & (SROCE_FW_MAX_RD_ATOMIC - 1)));
+static struct sroce_fw_rd_res *sroce_fw_res(struct sroce_fw_qp *qp, u32 n)
+{
+	return &qp->res[n & (SROCE_FW_MAX_RD_ATOMIC - 1)];
+}
+
 /* Move res_tx past resources whose responses are all sent. */
 static void sroce_fw_res_skip_done(struct sroce_fw_qp *qp)
 {
 	while (qp->res_tx != qp->res_tail &&
-	       sroce_fw_res_done(&qp->res[qp->res_tx % qp->res_cap]))
+	       sroce_fw_res_done(sroce_fw_res(qp, qp->res_tx)))
 		qp->res_tx++;
 }
 
 /*
- * A resource for a new READ or atomic, or NULL when every one still has
- * responses to send: the requester has more outstanding than the
- * max_dest_rd_atomic it was given, which is refused (IBA 9.7.5.2.2).
- * The oldest resource, all of its responses sent, is the one reused: a
- * repeat of it is no longer answered.
+ * A resource for a new READ or atomic. With res_cap held, the oldest one
+ * goes: a new request means the requester is done with it, so a repeat
+ * of it being answered again stops; but one never answered in full means
+ * the requester has more outstanding than the max_dest_rd_atomic it was
+ * given, which is refused (NULL; IBA 9.7.5.2.2).
  */
 static struct sroce_fw_rd_res *sroce_fw_res_new(struct sroce_fw_qp *qp)
 {
 	sroce_fw_res_skip_done(qp);
-	if (qp->res_tail - qp->res_tx >= qp->res_cap)
-		return NULL;
-	return &qp->res[qp->res_tail++ % qp->res_cap];
+	if (qp->res_held >= qp->res_cap) {
+		u32 oldest = qp->res_tail - qp->res_held;
+
+		if (!sroce_fw_res(qp, oldest)->answered)
+			return NULL;
+		qp->res_held--;
+		if ((int)(qp->res_tx - oldest) <= 0)
+			qp->res_tx = oldest + 1;
+		sroce_fw_res_skip_done(qp);
+	}
+	qp->res_held++;
+	return sroce_fw_res(qp, qp->res_tail++);
+}
+
+/* Take back the resource sroce_fw_res_new() just gave. */
+static void sroce_fw_res_unnew(struct sroce_fw_qp *qp)
+{
+	qp->res_tail--;
+	qp->res_held--;
+	if ((int)(qp->res_tx - qp->res_tail) > 0)
+		qp->res_tx = qp->res_tail;
 }
 
 /*
@@ -486,7 +522,7 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 				SROCE_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (!mr) {
 		rcu_read_unlock();
-		qp->res_tail--;
+		sroce_fw_res_unnew(qp);
 		return SROCE_SYN_NAK_REM_ACCESS;
 	}
 	spin_lock(&sroce_fw_atomic_lock);
@@ -524,7 +560,7 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 			    const struct sroce_fw_pkt *pkt)
 {
-	u32 held = min(qp->res_tail, qp->res_cap), psn = pkt->info.psn;
+	u32 held = qp->res_held, psn = pkt->info.psn;
 	u32 npkts = 1, i, index;
 	bool found = false;
 
@@ -539,7 +575,7 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 		struct sroce_fw_rd_res *r;
 
 		index = qp->res_tail - i;
-		r = &qp->res[index % qp->res_cap];
+		r = sroce_fw_res(qp, index);
 		if (!found) {
 			if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
 				continue;
@@ -603,7 +639,9 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 	pkt->ready_qp = qp;
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
-				    IB_WC_REM_ACCESS_ERR);
+				    syndrome == SROCE_SYN_NAK_REM_ACCESS ?
+				    IB_WC_REM_ACCESS_ERR :
+				    IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
 	qp->epsn = sroce_psn_add(pkt->info.psn, npkts);
@@ -660,16 +698,19 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 			f.opcode = SROCE_OP_READ_RESP_LAST;
 		else
 			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
+		/* No memory: lost like a dropped packet, asked for again. */
 		skb = sroce_fw_tx_alloc(&f, &payload);
-		if (!skb)
-			break;	/* the requester asks again for the rest */
-		if (f.payload_len)
-			sroce_fw_mr_copy(mr, r->va + off, payload,
-					 f.payload_len, false);
-		sroce_fw_tx(fw, qp, skb, path);
+		if (skb) {
+			if (f.payload_len)
+				sroce_fw_mr_copy(mr, r->va + off, payload,
+						 f.payload_len, false);
+			sroce_fw_tx(fw, qp, skb, path);
+		}
 		off += f.payload_len;
 		r->next_psn = sroce_psn_add(r->next_psn, 1);
 	}
+	if (sroce_fw_res_done(r))
+		r->answered = true;
 out_unlock:
 	rcu_read_unlock();
 	return err;
@@ -698,6 +739,7 @@ static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 	if (skb)
 		sroce_fw_tx(fw, qp, skb, path);
 	r->next_psn = sroce_psn_add(r->first_psn, 1);
+	r->answered = true;
 	(*budget)--;
 }
 
@@ -741,7 +783,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	for (sroce_fw_res_skip_done(qp); qp->res_tx != qp->res_tail && budget;
 	     sroce_fw_res_skip_done(qp)) {
-		struct sroce_fw_rd_res *r = &qp->res[qp->res_tx % qp->res_cap];
+		struct sroce_fw_rd_res *r = sroce_fw_res(qp, qp->res_tx);
 
 		if (!routed && sroce_fw_resp_path(fw, qp, &path)) {
 			/* No route: what is owed is lost, as on a dead link. */
@@ -762,7 +804,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	if (qp->res_tx != qp->res_tail &&
 	    !sroce_psn_before(owed->psn,
-			      qp->res[qp->res_tx % qp->res_cap].first_psn))
+			      sroce_fw_res(qp, qp->res_tx)->first_psn))
 		return true;
 out_ack:
 	if (!owed->pending)
@@ -807,14 +849,33 @@ void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /**
- * sroce_fw_resp_reset() - forget every response owed
- * @qp: an RC QP, whose lock is held, going to RESET or taking a new
- *	max_dest_rd_atomic
+ * sroce_fw_resp_set_cap() - take max_dest_rd_atomic as the number of
+ * resources held
+ * @qp: an RC QP, whose lock is held
+ *
+ * Resources keep their slots whatever the number: those held stay held,
+ * but for the oldest ones when it shrinks below them (a requester still
+ * owed their responses exceeds the new limit).
  */
-void sroce_fw_resp_reset(struct sroce_fw_qp *qp)
+void sroce_fw_resp_set_cap(struct sroce_fw_qp *qp)
 {
 	qp->res_cap = clamp_t(u32, qp->attr.max_dest_rd_atomic, 1,
 			      SROCE_FW_MAX_RD_ATOMIC);
+	if (qp->res_held <= qp->res_cap)
+		return;
+	qp->res_held = qp->res_cap;
+	if ((int)(qp->res_tx - (qp->res_tail - qp->res_held)) < 0)
+		qp->res_tx = qp->res_tail - qp->res_held;
+}
+
+/**
+ * sroce_fw_resp_reset() - forget every response owed
+ * @qp: an RC QP, whose lock is held, going to RESET
+ */
+void sroce_fw_resp_reset(struct sroce_fw_qp *qp)
+{
+	sroce_fw_resp_set_cap(qp);
+	qp->res_held = 0;
 	qp->res_tail = 0;
 	qp->res_tx = 0;
 	qp->resp_ack.pending = false;
@@ -889,6 +950,8 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
 			sroce_fw_resp_owe(qp, info->psn, syndrome);
 			pkt->ready_qp = qp;
+			/* What follows is out of sequence until the retry. */
+			qp->nak_sent = true;
 		}
 		goto out_unlock;
 	}

@@ -62,7 +62,9 @@ struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
  * @skb: from sroce_fw_tx_alloc(), payload written
  * @path: where it goes
  *
- * The only caller of sroce_fw_xmit(). Consumes @skb.
+ * The only caller of sroce_fw_xmit(): where per-QP pacing (DCQCN) and
+ * per-priority accounting will apply; today it hands @skb on. Consumes
+ * @skb.
  *
  * Context: softirqs disabled, inside an RCU read-side section; the caller
  * holds @qp->lock, except for an acknowledgment sent after the turn.
@@ -81,9 +83,10 @@ int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  *
  * Sends a quantum of what the responder owes (READ responses, atomic
  * acknowledgments, then the ACK or NAK, in PSN order), then a quantum of
- * send WQEs; in ERROR, the last NAK owed and the flush. A plain ACK is
- * built and sent after the QP's lock is released: the consumer whose
- * completion it follows is likely to post at once and needs that lock.
+ * send WQEs; in ERROR, the last NAK owed and the flush. An acknowledgment
+ * leaves before the requests; with no request to send it is built and
+ * sent after the QP's lock is released: the consumer whose completion it
+ * follows is likely to post at once and needs that lock.
  *
  * Context: softirqs disabled, inside an RCU read-side section.
  * Return: true if the QP has more to send now (the scheduler serves it
@@ -101,6 +104,12 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	spin_lock(&qp->lock);
 	if (qp->type == SROCE_QPT_RC)
 		more = sroce_fw_resp_transmit(fw, qp, &ack);
+	/* Not behind a quantum of requests: the peer's window waits for it. */
+	if (ack.pending && sroce_fw_qp_sends(qp) &&
+	    qp->sq_next != (READ_ONCE(qp->sq->producer_index) & qp->sq_mask)) {
+		sroce_fw_reply_send(fw, qp, &ack);
+		ack.pending = false;
+	}
 	if (qp->attr.state == SROCE_QPS_ERR)
 		sroce_fw_flush(fw, qp);
 	else if (sroce_fw_qp_sends(qp))

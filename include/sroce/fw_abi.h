@@ -36,7 +36,7 @@
 #define SROCE_FW_MAX_QP_WR		16383
 #define SROCE_FW_MAX_SGE		32
 #define SROCE_FW_MAX_INLINE		512	/* SROCE_FW_MAX_SGE * 16 */
-#define SROCE_FW_MAX_RD_ATOMIC		128
+#define SROCE_FW_MAX_RD_ATOMIC		128	/* a power of two */
 /* Largest message, bytes: the IBA limit (2^31); see also fw.h's packet cap. */
 #define SROCE_FW_MAX_MSG_SIZE		0x80000000U
 #define SROCE_FW_MAX_MR			0xffff	/* regions and windows */
