@@ -246,7 +246,19 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	}
 
 	qp->comp_psn = sroce_psn_add(info->psn, 1);
-	qp->una_psn = qp->comp_psn;
+	if (sroce_psn_after(qp->comp_psn, qp->una_psn))
+		qp->una_psn = qp->comp_psn;
+	/*
+	 * A response a rewind had given up for came after all: sending
+	 * resumes behind it, and una_psn stays at or before next_psn.
+	 */
+	if (sroce_psn_after(qp->una_psn, qp->next_psn)) {
+		qp->next_psn = qp->una_psn;
+		if (qp->sq_next == qp->sq_cons)
+			qp->sq_next_off = (u64)sroce_psn_diff(qp->next_psn,
+							      t->first_psn) *
+					  sroce_fw_qp_pmtu(fw, qp);
+	}
 	qp->retry_left = qp->attr.retry_cnt;
 	if (info->psn == t->last_psn) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);

@@ -78,6 +78,12 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	case IB_WR_RDMA_READ:
 		wc.opcode = IB_WC_RDMA_READ;
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		wc.opcode = IB_WC_COMP_SWAP;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wc.opcode = IB_WC_FETCH_ADD;
+		break;
 	case IB_WR_SEND_WITH_IMM:
 		wc.opcode = IB_WC_SEND;
 		wc.wc_flags = IB_WC_WITH_IMM;
