@@ -109,7 +109,7 @@ cm_case() {
 	shift
 	a0=$(pkts $A)
 	b0=$(pkts $B)
-	nsx timeout 60 stdbuf -oL "${s[@]}" >"$slog" 2>&1 &
+	nsx timeout 40 stdbuf -oL "${s[@]}" >"$slog" 2>&1 &
 	srv=$!
 	wait_until 30 cm_listen_or_gone "${s[0]}"
 	if ! cm_listen "${s[0]}"; then
@@ -117,7 +117,7 @@ cm_case() {
 		ktap_fail "$name" "server never listened: $(tail -n 3 "$slog" | tr '\n' ' ')"
 		return
 	fi
-	nsx timeout 60 stdbuf -oL "$@" >"$clog" 2>&1
+	nsx timeout 40 stdbuf -oL "$@" >"$clog" 2>&1
 	cst=$?
 	wait_until 20 server_gone || kill "$srv" 2>/dev/null
 	wait "$srv"
