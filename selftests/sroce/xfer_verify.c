@@ -208,7 +208,8 @@ static void clear_sges(const struct ibv_sge *sge, int n)
 static int same_bytes(const struct ibv_sge *a, int na, const struct ibv_sge *b,
 		      int nb, uint32_t len)
 {
-	uint32_t ia = 0, ib = 0, oa = 0, ob = 0, k;
+	uint32_t ia = 0, ib = 0, oa = 0, ob = 0, k, bad = 0, first = 0, last = 0;
+	uint8_t want = 0, got = 0;
 
 	for (k = 0; k < len; k++) {
 		while (oa == a[ia].length) {
@@ -219,11 +220,22 @@ static int same_bytes(const struct ibv_sge *a, int na, const struct ibv_sge *b,
 			ib++;
 			ob = 0;
 		}
-		if (((uint8_t *)(uintptr_t)a[ia].addr)[oa++] !=
-		    ((uint8_t *)(uintptr_t)b[ib].addr)[ob++]) {
-			fprintf(stderr, "xfer_verify: byte %u differs\n", k);
-			return 0;
+		if (((uint8_t *)(uintptr_t)a[ia].addr)[oa] !=
+		    ((uint8_t *)(uintptr_t)b[ib].addr)[ob]) {
+			if (!bad++) {
+				first = k;
+				want = ((uint8_t *)(uintptr_t)a[ia].addr)[oa];
+				got = ((uint8_t *)(uintptr_t)b[ib].addr)[ob];
+			}
+			last = k;
 		}
+		oa++;
+		ob++;
+	}
+	if (bad) {
+		fprintf(stderr, "xfer_verify: %u of %u bytes differ, from byte %u (%#x, want %#x) to byte %u\n",
+			bad, len, first, got, want, last);
+		return 0;
 	}
 	(void)na;
 	(void)nb;
