@@ -3,7 +3,8 @@
  * verbs_query: the query verbs of an sroce device as an application sees
  * them, through libibverbs and the unmodified rdma-core librxe provider.
  * The answers are checked against sysfs, the netdev and the driver's
- * debugfs view of the firmware.
+ * debugfs view of the firmware. Also: QP numbers are not reused at once, and
+ * a QP may use an SRQ of its own PD only.
  *
  * Environment:
  *   SROCE_DEV     the RDMA device (the whole program skips if unset/absent)
@@ -797,6 +798,103 @@ TEST_F(dev, cq_create_resize_destroy)
 		EXPECT_EQ(before[1].failed, after[1].failed);
 		EXPECT_EQ(before[2].failed, after[2].failed);
 	}
+}
+
+/* A minimal RC QP on @pd, receiving through @srq if not NULL. */
+static struct ibv_qp *make_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+				 struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = srq ? 0 : 4,
+			 .max_send_sge = 1, .max_recv_sge = srq ? 0 : 1 },
+	};
+
+	return ibv_create_qp(pd, &init);
+}
+
+#define QPN_ROUNDS	8
+
+/*
+ * A QP number just freed is not handed out again at once: stale
+ * completions and packets still in flight for the old QP must not reach
+ * its successor. Each of QPN_ROUNDS create/destroy cycles gets a number
+ * no earlier cycle had.
+ */
+TEST_F(dev, qpn_not_reused_at_once)
+{
+	uint32_t qpn[QPN_ROUNDS];
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int i, j;
+
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < QPN_ROUNDS; i++) {
+		qp = make_rc_qp(pd, cq, NULL);
+		ASSERT_NE(NULL, qp) TH_LOG("QP %d: %s", i, strerror(errno));
+		qpn[i] = qp->qp_num;
+		ASSERT_EQ(0, ibv_destroy_qp(qp));
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(qpn[j], qpn[i])
+				TH_LOG("cycle %d got QPN %#x again (cycle %d)",
+				       i, qpn[i], j);
+		}
+	}
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/*
+ * A QP receives through an SRQ of its own protection domain only: one of
+ * another PD is refused with EINVAL, and the same SRQ still serves a QP of
+ * its own PD.
+ */
+TEST_F(dev, qp_with_srq_of_other_pd_refused)
+{
+	struct ibv_srq_init_attr sattr = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_pd *pd1, *pd2;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+
+	pd1 = ibv_alloc_pd(self->ctx);
+	pd2 = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd1);
+	ASSERT_NE(NULL, pd2);
+	cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+	srq = ibv_create_srq(pd1, &sattr);
+	ASSERT_NE(NULL, srq) TH_LOG("create_srq: %s", strerror(errno));
+
+	errno = 0;
+	qp = make_rc_qp(pd2, cq, srq);
+	EXPECT_EQ(NULL, qp) TH_LOG("QP of PD 2 accepted the SRQ of PD 1");
+	if (qp) {
+		EXPECT_EQ(0, ibv_destroy_qp(qp));
+	} else {
+		EXPECT_EQ(EINVAL, errno) TH_LOG("errno %d (%s)", errno,
+						strerror(errno));
+	}
+
+	qp = make_rc_qp(pd1, cq, srq);
+	EXPECT_NE(NULL, qp) TH_LOG("same PD: %s", strerror(errno));
+	if (qp) {
+		EXPECT_EQ(0, ibv_destroy_qp(qp));
+	}
+
+	EXPECT_EQ(0, ibv_destroy_srq(srq));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
+	EXPECT_EQ(0, ibv_dealloc_pd(pd1));
 }
 
 TEST_HARNESS_MAIN
