@@ -525,6 +525,19 @@ struct sroce_fw_path {
 };
 
 /**
+ * struct sroce_fw_reply - an acknowledgment taken from the responder's
+ * debts during a turn, built and sent once the QP's lock is released
+ * @f: its header fields
+ * @path: where it goes
+ * @pending: there is one
+ */
+struct sroce_fw_reply {
+	struct sroce_roce_fields f;
+	struct sroce_fw_path path;
+	bool pending;
+};
+
+/**
  * struct sroce_fw_pkt - a received RoCE packet being handled
  * @skb: the packet (network header set)
  * @hdr: first byte of the BTH
@@ -534,8 +547,9 @@ struct sroce_fw_path {
  * @net_type: enum sroce_net_type it arrived over
  * @vlan_id: VLAN of the destination GID entry (internally looped packets
  *	     have no ingress device to tell), SROCE_VLAN_NONE if untagged
- * @ready_qp: set by the completer when the packet let its QP send more;
- *	      the receive path runs it once the QP's lock is released
+ * @ready_qp: set by the completer when the packet let its QP send more,
+ *	      or by the responder when it owes a response; the receive path
+ *	      runs its turn once the QP's lock is released
  */
 struct sroce_fw_pkt {
 	struct sk_buff *skb;
@@ -776,19 +790,6 @@ void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_sq_drain_check(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
 
-/**
- * struct sroce_fw_reply - an acknowledgment taken from the responder's
- * debts during a turn, built and sent once the QP's lock is released
- * @f: its header fields
- * @path: where it goes
- * @pending: there is one
- */
-struct sroce_fw_reply {
-	struct sroce_roce_fields f;
-	struct sroce_fw_path path;
-	bool pending;
-};
-
 /* fw_tx.c */
 struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
 				  u8 **payload);
@@ -813,6 +814,7 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_sched_run(struct sroce_fw_dev *fw);
 void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+bool sroce_fw_sched_waiting(struct sroce_fw_dev *fw);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);

@@ -743,6 +743,57 @@ static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 	(*budget)--;
 }
 
+/*
+ * Move the acknowledgment owed into @ack, to be sent after the QP's lock
+ * is released; @path if already resolved, else NULL. With no route it is
+ * lost, as on a dead link. Caller holds qp->lock; one is owed.
+ */
+static void sroce_fw_resp_take_ack(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp,
+				   const struct sroce_fw_path *path,
+				   struct sroce_fw_reply *ack)
+{
+	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
+
+	owed->pending = false;
+	if (path)
+		ack->path = *path;
+	else if (sroce_fw_resp_path(fw, qp, &ack->path))
+		return;
+	ack->f = (struct sroce_roce_fields){
+		.opcode = SROCE_OP_ACK,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = le32_to_cpu(qp->attr.dest_qpn),
+		.psn = owed->psn,
+		.aeth_syndrome = owed->syndrome,
+		.aeth_msn = owed->msn,
+	};
+	ack->pending = true;
+}
+
+/*
+ * The receive path's direct turn, for the common case of a request that
+ * leaves only a plain ACK owed: with no other response owed and no QP
+ * waiting at the egress stage, the turn would do nothing but send it, so
+ * it is taken here, under the lock already held, and sent once that is
+ * released (as the doorbell's direct turn sends a poster's WQEs). Caller
+ * holds qp->lock; the packet made the QP ready.
+ */
+static void sroce_fw_resp_ack_direct(struct sroce_fw_dev *fw,
+				     struct sroce_fw_qp *qp,
+				     struct sroce_fw_pkt *pkt,
+				     struct sroce_fw_reply *ack)
+{
+	sroce_fw_res_skip_done(qp);
+	if (!qp->resp_ack.pending ||
+	    sroce_fw_syndrome_is_nak(qp->resp_ack.syndrome) ||
+	    qp->res_tx != qp->res_tail || READ_ONCE(fw->stopped) ||
+	    sroce_fw_sched_waiting(fw))
+		return;
+	sroce_fw_resp_take_ack(fw, qp, NULL, ack);
+	pkt->ready_qp = NULL;
+}
+
 /* READ response packets (or atomic acknowledgments) per turn of a QP. */
 #define SROCE_FW_RESP_QUANTUM	SROCE_FW_SEND_WINDOW
 
@@ -807,23 +858,8 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			      sroce_fw_res(qp, qp->res_tx)->first_psn))
 		return true;
 out_ack:
-	if (!owed->pending)
-		return qp->res_tx != qp->res_tail;
-	if (!routed && sroce_fw_resp_path(fw, qp, &path)) {
-		owed->pending = false;
-		return false;
-	}
-	ack->f = (struct sroce_roce_fields){
-		.opcode = SROCE_OP_ACK,
-		.pkey = IB_DEFAULT_PKEY_FULL,
-		.qpn = le32_to_cpu(qp->attr.dest_qpn),
-		.psn = owed->psn,
-		.aeth_syndrome = owed->syndrome,
-		.aeth_msn = owed->msn,
-	};
-	ack->path = path;
-	ack->pending = true;
-	owed->pending = false;
+	if (owed->pending)
+		sroce_fw_resp_take_ack(fw, qp, routed ? &path : NULL, ack);
 	return qp->res_tx != qp->res_tail;
 }
 
@@ -888,6 +924,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 flags = info->op->flags;
 	u32 wc_status = IB_WC_REM_INV_REQ_ERR;
 	bool rc = qp->type == SROCE_QPT_RC;
+	struct sroce_fw_reply ack;
 	u8 syndrome;
 	int diff;
 
@@ -910,6 +947,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (!(flags & SROCE_OPF_PAYLOAD))
 		goto inv_request;
 
+	ack.pending = false;
 	spin_lock_bh(&qp->lock);
 	if (!sroce_fw_qp_receives(qp))
 		goto out_unlock;
@@ -969,9 +1007,11 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && info->ackreq) {
 		sroce_fw_resp_owe(qp, info->psn, SROCE_SYN_ACK);
 		pkt->ready_qp = qp;
+		sroce_fw_resp_ack_direct(fw, qp, pkt, &ack);
 	}
 out_unlock:
 	spin_unlock_bh(&qp->lock);
+	sroce_fw_reply_send(fw, qp, &ack);
 	return;
 
 inv_request:

@@ -217,6 +217,19 @@ static void sroce_fw_sched_work(struct work_struct *work)
 }
 
 /**
+ * sroce_fw_sched_waiting() - whether QPs wait at the egress stage
+ * @fw: the function
+ *
+ * Lockless: a hint, for a direct turn that must not overtake them.
+ *
+ * Return: true if some QP is on a ready list.
+ */
+bool sroce_fw_sched_waiting(struct sroce_fw_dev *fw)
+{
+	return !sroce_fw_sched_idle(&fw->sched);
+}
+
+/**
  * sroce_fw_ring_sq() - a QP has something to send: schedule and run
  * @fw: the function
  * @qp: the QP, which the caller keeps valid (RCU or a reference)
