@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# A forged repeat of an RDMA READ costs no more than the responder's
+# resource ring holds. read_target (in a namespace) puts an RC QP with
+# max_dest_rd_atomic 4 in RTS; forge_read.py sends it READ requests from a
+# raw socket: eight genuine 4 KiB READs (4 responses each at path MTU
+# 1024), then repeats that claim 64 KiB. A repeat of a READ no longer held
+# (the oldest) is not answered at all; a repeat of one held is answered
+# with that READ's own 4 responses, whatever length it claims; the QP
+# still answers the next new READ.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+command -v python3 >/dev/null || ktap_skip_all "python3 missing"
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$here/read_target" ] || ktap_skip_all "read_target not built"
+ktap_plan 4
+
+two_hosts fr 10.93.0 || ktap_skip_all "cannot build the two-host topology"
+make_work_dir
+
+# ctr NAME: the responder device's port counter NAME
+ctr() {
+	nsx rdma statistic show link "$DEV1/1" | grep -o "$1 [0-9]*" |
+		awk '{ print $2 }'
+}
+# grown NAME FROM BY: counter NAME is at least FROM + BY
+grown() {
+	[ "$(ctr "$1")" -ge $(($2 + $3)) ]
+}
+
+mkfifo "$work/stdin"
+nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 1000 4 \
+	<"$work/stdin" >"$work/target" 2>&1 &
+target=$!
+# Holding the pipe open keeps the target alive; closing it ends it.
+exec {keep}>"$work/stdin"
+on_exit "kill $target 2>/dev/null"
+if ! wait_until 10 grep -q '^qpn=' "$work/target"; then
+	ktap_skip_all "read_target: $(cat "$work/target")"
+fi
+eval "$(sed -n 's/^qpn=\([0-9]*\) rkey=\([0-9]*\) va=\([0-9]*\) len=\([0-9]*\)$/qpn=\1 rkey=\2 va=\3/p' "$work/target")"
+
+forge() {
+	python3 "$here/forge_read.py" --src 10.93.0.1 --dst 10.93.0.2 \
+		--qpn "$qpn" --rkey "$rkey" --va "$va" "$@"
+}
+
+# settle NAME: wait until counter NAME stops moving for half a second
+settle() {
+	local a b
+	b=$(ctr "$1")
+	while :; do
+		nap 0.5
+		a=$(ctr "$1")
+		[ "$a" = "$b" ] && return
+		b=$a
+	done
+}
+
+sent0=$(ctr sent_pkts)
+forge --psn 1000 --step 4 --count 8 --len 4096 >/dev/null
+wait_until 10 grown sent_pkts "$sent0" 32
+settle sent_pkts
+sent1=$(ctr sent_pkts)
+ktap_check "genuine_reads_answered" [ $((sent1 - sent0)) -eq 32 ]
+ktap_diag "8 READs of 4 KiB: $((sent1 - sent0)) responses"
+
+dup0=$(ctr duplicate_request)
+forge --psn 1000 --count 10 --len 65536 >/dev/null
+wait_until 10 grown duplicate_request "$dup0" 10
+settle sent_pkts
+sent2=$(ctr sent_pkts)
+ktap_diag "10 repeats of the oldest READ (no longer held), claiming 64 KiB: $((sent2 - sent1)) responses"
+ktap_check "repeat_not_held_unanswered" [ $((sent2 - sent1)) -eq 0 ]
+
+dup1=$(ctr duplicate_request)
+forge --psn 1028 --count 10 --len 65536 >/dev/null
+wait_until 10 grown duplicate_request "$dup1" 10
+settle sent_pkts
+sent3=$(ctr sent_pkts)
+ktap_diag "10 repeats of the newest READ (held, 4 responses), claiming 64 KiB: $((sent3 - sent2)) responses"
+# between LO X HI
+between() {
+	[ "$2" -ge "$1" ] && [ "$2" -le "$3" ]
+}
+ktap_check "repeat_costs_what_is_held" between 4 $((sent3 - sent2)) 40
+
+forge --psn 1032 --count 1 --len 4096 >/dev/null
+wait_until 10 grown sent_pkts "$sent3" 4
+settle sent_pkts
+ktap_check "next_read_answered" [ $(($(ctr sent_pkts) - sent3)) -eq 4 ]
+
+exec {keep}>&-
+wait "$target"
+ktap_finish
