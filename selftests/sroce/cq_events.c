@@ -34,8 +34,8 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sroce_test.h"
 
-#define SYS_IB		"/sys/class/infiniband"
 #define DEFAULT_CQS	512
 #define QKEY		0x11111111
 #define MSG_LEN		64
@@ -46,33 +46,14 @@
 #define EQ_SLOTS	64	/* the driver's event queue */
 #define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 static void __attribute__((constructor)) require_device(void)
 {
-	const char *dev = env("SROCE_DEV");
-	char path[256];
+	const char *why = sroce_device_missing();
 
-	if (!dev)
-		ksft_exit_skip("SROCE_DEV is not set\n");
-	snprintf(path, sizeof(path), SYS_IB "/%s", dev);
-	if (access(path, F_OK))
-		ksft_exit_skip("no RDMA device %s\n", dev);
-	if (!env("SROCE_GID_INDEX"))
+	if (why)
+		ksft_exit_skip("%s\n", why);
+	if (!sroce_env("SROCE_GID_INDEX"))
 		ksft_exit_skip("SROCE_GID_INDEX is not set\n");
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Write "0" or "1" to debugfs hold_events. Return: 0 or -errno. */
@@ -82,7 +63,7 @@ static int hold_events(bool on)
 	int fd, n;
 
 	snprintf(path, sizeof(path), DEBUGFS_SROCE "/%s/hold_events",
-		 env("SROCE_DEV"));
+		 sroce_env("SROCE_DEV"));
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
@@ -99,8 +80,8 @@ static long long eq_deferred(void)
 	FILE *f;
 
 	snprintf(path, sizeof(path),
-		 SYS_IB "/%s/ports/1/hw_counters/eq_events_deferred",
-		 env("SROCE_DEV"));
+		 SROCE_SYS_IB "/%s/ports/1/hw_counters/eq_events_deferred",
+		 sroce_env("SROCE_DEV"));
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -165,13 +146,13 @@ FIXTURE(many) {
 
 FIXTURE_SETUP(many)
 {
-	const char *name = env("SROCE_DEV");
+	const char *name = sroce_env("SROCE_DEV");
 	struct ibv_device_attr attr;
 	struct ibv_device **d;
 	unsigned int want = DEFAULT_CQS;
 
-	if (env("SROCE_NUM_CQS"))
-		want = strtoul(env("SROCE_NUM_CQS"), NULL, 0);
+	if (sroce_env("SROCE_NUM_CQS"))
+		want = strtoul(sroce_env("SROCE_NUM_CQS"), NULL, 0);
 	self->list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, self->list);
 	for (d = self->list; *d; d++)
@@ -256,7 +237,7 @@ FIXTURE_TEARDOWN(many)
  */
 TEST_F_TIMEOUT(many, every_cq_event_delivered, 600)
 {
-	int gid_index = atoi(env("SROCE_GID_INDEX"));
+	int gid_index = atoi(sroce_env("SROCE_GID_INDEX"));
 	struct ibv_send_wr *wrs, *bad_wr;
 	struct ibv_sge *sges;
 	unsigned int i, got = 0, polled = 0, dups = 0;
@@ -339,8 +320,8 @@ TEST_F_TIMEOUT(many, every_cq_event_delivered, 600)
 	ASSERT_EQ(0, rc) TH_LOG("ibv_post_send: %s", strerror(rc));
 
 	/* Every send completes. */
-	deadline = now_ms() + SEND_WAIT_MS;
-	while (polled < self->n && now_ms() < deadline) {
+	deadline = sroce_now_ms() + SEND_WAIT_MS;
+	while (polled < self->n && sroce_now_ms() < deadline) {
 		rc = ibv_poll_cq(self->scq, 1, &wc);
 		ASSERT_LE(0, rc);
 		if (!rc)
@@ -355,23 +336,23 @@ TEST_F_TIMEOUT(many, every_cq_event_delivered, 600)
 
 	/* Held: wait until the event queue overflowed, then serve it. */
 	if (held) {
-		deadline = now_ms() + SEND_WAIT_MS;
+		deadline = sroce_now_ms() + SEND_WAIT_MS;
 		do {
 			deferred = eq_deferred() - deferred0;
 			if (deferred >= self->n - EQ_SLOTS)
 				break;
 			nanosleep(&pause, NULL);
-		} while (now_ms() < deadline);
+		} while (sroce_now_ms() < deadline);
 		TH_LOG("%lld events waited for event-queue room", deferred);
 		EXPECT_LE(self->n - EQ_SLOTS, deferred);
 		ASSERT_EQ(0, hold_events(false));
 	}
 
 	/* Every CQ's event arrives on the channel. */
-	deadline = now_ms() + EVENT_WAIT_MS;
+	deadline = sroce_now_ms() + EVENT_WAIT_MS;
 	while (got < self->n) {
 		struct pollfd pfd = { .fd = self->ch->fd, .events = POLLIN };
-		uint64_t now = now_ms();
+		uint64_t now = sroce_now_ms();
 		struct ibv_cq *ev_cq;
 		void *ev_ctx;
 

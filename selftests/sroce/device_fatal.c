@@ -27,8 +27,8 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sroce_test.h"
 
-#define SYS_IB		"/sys/class/infiniband"
 #define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
 /* The driver's command timeout is 10 s; allow for a slow TCG guest. */
 #define TIMEOUT_MAX_MS	30000ULL
@@ -36,29 +36,19 @@
 #define EVENT_WAIT_MS	10000
 #define BUF_LEN		65536
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 static void knob_path(char *path, size_t len)
 {
 	snprintf(path, len, DEBUGFS_SROCE "/%s/fault_cmd_stall",
-		 env("SROCE_DEV"));
+		 sroce_env("SROCE_DEV"));
 }
 
 static void __attribute__((constructor)) require_device(void)
 {
-	const char *dev = env("SROCE_DEV");
+	const char *why = sroce_device_missing();
 	char path[256];
 
-	if (!dev)
-		ksft_exit_skip("SROCE_DEV is not set\n");
-	snprintf(path, sizeof(path), SYS_IB "/%s", dev);
-	if (access(path, F_OK))
-		ksft_exit_skip("no RDMA device %s\n", dev);
+	if (why)
+		ksft_exit_skip("%s\n", why);
 	knob_path(path, sizeof(path));
 	if (access(path, W_OK))
 		ksft_exit_skip("no fault knob %s\n", path);
@@ -78,14 +68,6 @@ static int set_stall(bool on)
 	return n == 2 ? 0 : -EIO;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 FIXTURE(dev) {
 	struct ibv_device **list;
 	struct ibv_context *ctx;
@@ -99,7 +81,7 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	const char *name = env("SROCE_DEV");
+	const char *name = sroce_env("SROCE_DEV");
 	struct ibv_qp_init_attr init = {
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -167,9 +149,9 @@ TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
 	self->stalled = true;
 
 	/* The first command times out: an error after the timeout, no hang. */
-	t0 = now_ms();
+	t0 = sroce_now_ms();
 	pd = ibv_alloc_pd(self->ctx);
-	dt = now_ms() - t0;
+	dt = sroce_now_ms() - t0;
 	EXPECT_EQ(NULL, pd) ibv_dealloc_pd(pd);
 	EXPECT_GE(TIMEOUT_MAX_MS, dt) TH_LOG("alloc_pd took %llu ms",
 					     (unsigned long long)dt);
@@ -179,12 +161,12 @@ TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
 	/* The device says it is dead. */
 	ASSERT_EQ(0, fcntl(self->ctx->async_fd, F_SETFL,
 			   fcntl(self->ctx->async_fd, F_GETFL) | O_NONBLOCK));
-	t0 = now_ms();
-	while (!fatal && now_ms() - t0 < EVENT_WAIT_MS) {
+	t0 = sroce_now_ms();
+	while (!fatal && sroce_now_ms() - t0 < EVENT_WAIT_MS) {
 		pfd.fd = self->ctx->async_fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		rc = poll(&pfd, 1, EVENT_WAIT_MS - (now_ms() - t0));
+		rc = poll(&pfd, 1, EVENT_WAIT_MS - (sroce_now_ms() - t0));
 		ASSERT_LE(0, rc);
 		if (!rc)
 			break;
@@ -202,11 +184,11 @@ TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
 	/* Later verbs fail at once, even with the firmware released. */
 	ASSERT_EQ(0, set_stall(false));
 	self->stalled = false;
-	t0 = now_ms();
+	t0 = sroce_now_ms();
 	pd = ibv_alloc_pd(self->ctx);
 	EXPECT_EQ(NULL, pd) ibv_dealloc_pd(pd);
 	EXPECT_NE(0, ibv_query_port(self->ctx, 1, &port));
-	dt = now_ms() - t0;
+	dt = sroce_now_ms() - t0;
 	EXPECT_GE(FAST_MAX_MS, dt) TH_LOG("verbs on the dead device took %llu ms",
 					  (unsigned long long)dt);
 }

@@ -19,66 +19,32 @@
 
 #include <infiniband/verbs.h>
 
+#include "sroce_test.h"
+
 #define BUF_LEN		65536
 #define FAKE_PEER_QPN	0xabcde
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
-
+/* To a QP nobody owns at @peer, an IPv4 address. */
 static int connect_qp(struct ibv_qp *qp, int gid_index, const char *peer,
 		      uint32_t rq_psn, int max_dest)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_READ,
+	struct sroce_rc_peer p = {
+		.gid_index = gid_index,
+		.dest_qpn = FAKE_PEER_QPN,
+		.rq_psn = rq_psn,
+		.access = IBV_ACCESS_REMOTE_READ,
+		.max_dest_rd_atomic = max_dest,
+		.max_rd_atomic = 1,
 	};
 	struct in_addr addr;
 
 	if (inet_pton(AF_INET, peer, &addr) != 1)
 		return -1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = FAKE_PEER_QPN;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = max_dest;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	/* The peer's IPv4 address as an IPv4-mapped GID. */
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	memcpy(&a.ah_attr.grh.dgid.raw[12], &addr, 4);
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	/* The IPv4-mapped GID. */
+	p.dgid.raw[10] = 0xff;
+	p.dgid.raw[11] = 0xff;
+	memcpy(&p.dgid.raw[12], &addr, 4);
+	return sroce_rc_connect(qp, &p);
 }
 
 int main(int argc, char **argv)
@@ -101,7 +67,7 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 1;
 	}
-	ctx = open_dev(argv[1]);
+	ctx = sroce_open_device(argv[1]);
 	if (!ctx) {
 		fprintf(stderr, "no device %s\n", argv[1]);
 		return 4;

@@ -24,41 +24,22 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sroce_test.h"
 
-#define SYS_IB		"/sys/class/infiniband"
 #define BATCH		32
 #define HELD		8
 #define MSG_LEN		256
 #define WAIT_MS		10000
 #define QUIET_MS	300
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 static void __attribute__((constructor)) require_device(void)
 {
-	const char *dev = env("SROCE_DEV");
-	char path[256];
+	const char *why = sroce_device_missing();
 
-	if (!dev)
-		ksft_exit_skip("SROCE_DEV is not set\n");
-	snprintf(path, sizeof(path), SYS_IB "/%s", dev);
-	if (access(path, F_OK))
-		ksft_exit_skip("no RDMA device %s\n", dev);
-	if (!env("SROCE_GID_INDEX"))
+	if (why)
+		ksft_exit_skip("%s\n", why);
+	if (!sroce_env("SROCE_GID_INDEX"))
 		ksft_exit_skip("SROCE_GID_INDEX is not set\n");
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 FIXTURE(sqd)
@@ -73,59 +54,31 @@ FIXTURE(sqd)
 	int gid_index;
 };
 
-/* INIT -> RTR -> RTS towards @dest_qpn on the loopback GID. */
+/* Connected to @dest_qpn on the loopback GID. */
 static int rc_connect(FIXTURE_DATA(sqd) *self, struct ibv_qp *qp,
 		      uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	struct sroce_rc_peer peer = {
+		.dgid = self->gid,
+		.gid_index = self->gid_index,
+		.dest_qpn = dest_qpn,
+		.rq_psn = 100,
+		.sq_psn = 100,
+		.access = IBV_ACCESS_REMOTE_WRITE,
+		.max_dest_rd_atomic = 1,
+		.max_rd_atomic = 1,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = self->gid;
-	a.ah_attr.grh.sgid_index = self->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return sroce_rc_connect(qp, &peer);
 }
 
 FIXTURE_SETUP(sqd)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	int i;
 
-	ASSERT_NE(NULL, list);
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), env("SROCE_DEV")))
-			self->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	self->ctx = sroce_open_device(sroce_env("SROCE_DEV"));
 	ASSERT_NE(NULL, self->ctx);
-	self->gid_index = atoi(env("SROCE_GID_INDEX"));
+	self->gid_index = atoi(sroce_env("SROCE_GID_INDEX"));
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, self->gid_index, &self->gid));
 	self->pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, self->pd);
@@ -223,7 +176,7 @@ static int post_sends(FIXTURE_DATA(sqd) *self, int side, int n)
 static int reap(FIXTURE_DATA(sqd) *self, int side, int sends, int recvs,
 		uint64_t ms)
 {
-	uint64_t deadline = now_ms() + ms;
+	uint64_t deadline = sroce_now_ms() + ms;
 	struct ibv_wc wc;
 	int n;
 
@@ -241,7 +194,7 @@ static int reap(FIXTURE_DATA(sqd) *self, int side, int sends, int recvs,
 				recvs--;
 			else
 				sends--;
-		} else if (now_ms() > deadline) {
+		} else if (sroce_now_ms() > deadline) {
 			return -1;
 		}
 	}
@@ -251,10 +204,10 @@ static int reap(FIXTURE_DATA(sqd) *self, int side, int sends, int recvs,
 /* Whether CQ @side stays empty for QUIET_MS. */
 static int quiet(FIXTURE_DATA(sqd) *self, int side)
 {
-	uint64_t deadline = now_ms() + QUIET_MS;
+	uint64_t deadline = sroce_now_ms() + QUIET_MS;
 	struct ibv_wc wc;
 
-	while (now_ms() < deadline)
+	while (sroce_now_ms() < deadline)
 		if (ibv_poll_cq(self->cq[side], 1, &wc))
 			return 0;
 	return 1;
@@ -264,14 +217,14 @@ static int quiet(FIXTURE_DATA(sqd) *self, int side)
 static int wait_async(struct ibv_context *ctx, enum ibv_event_type type,
 		      struct ibv_qp *qp, uint64_t ms)
 {
-	uint64_t deadline = now_ms() + ms;
+	uint64_t deadline = sroce_now_ms() + ms;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event ev;
 	int flags = fcntl(ctx->async_fd, F_GETFL);
 
 	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
-	while (now_ms() < deadline) {
-		if (poll(&pfd, 1, (int)(deadline - now_ms())) <= 0)
+	while (sroce_now_ms() < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - sroce_now_ms())) <= 0)
 			continue;
 		if (ibv_get_async_event(ctx, &ev))
 			continue;

@@ -26,8 +26,8 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "sroce_test.h"
 
-#define SYS_IB		"/sys/class/infiniband"
 #define SYS_NET		"/sys/class/net"
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
@@ -38,13 +38,6 @@
 
 /* RoCE headers that must fit in the netdev MTU next to a full IB MTU. */
 #define ROCE_OVERHEAD	84
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
 
 /*
  * Read a small text file into @buf without its trailing newline.
@@ -75,7 +68,7 @@ static int read_port_attr(const char *dev, const char *attr, unsigned int idx,
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), SYS_IB "/%s/ports/1/%s/%u", dev, attr,
+	snprintf(path, sizeof(path), SROCE_SYS_IB "/%s/ports/1/%s/%u", dev, attr,
 		 idx);
 	return read_text(path, buf, len);
 }
@@ -320,14 +313,10 @@ malformed:
  */
 static void __attribute__((constructor)) require_device(void)
 {
-	const char *dev = env("SROCE_DEV");
-	char path[256];
+	const char *why = sroce_device_missing();
 
-	if (!dev)
-		ksft_exit_skip("SROCE_DEV is not set\n");
-	snprintf(path, sizeof(path), SYS_IB "/%s", dev);
-	if (access(path, F_OK))
-		ksft_exit_skip("no RDMA device %s\n", dev);
+	if (why)
+		ksft_exit_skip("%s\n", why);
 }
 
 static struct ibv_device *find_device(struct ibv_device **list,
@@ -345,8 +334,8 @@ static struct ibv_device *find_device(struct ibv_device **list,
  */
 TEST(device_listed_with_eui64_guid)
 {
-	const char *name = env("SROCE_DEV");
-	const char *netdev = env("SROCE_NETDEV");
+	const char *name = sroce_env("SROCE_DEV");
+	const char *netdev = sroce_env("SROCE_NETDEV");
 	uint8_t sys_guid[8], eui[8], mac[6];
 	char path[256], buf[64], want[32];
 	struct ibv_device **list;
@@ -367,7 +356,7 @@ TEST(device_listed_with_eui64_guid)
 	EXPECT_EQ(IBV_TRANSPORT_IB, dev->transport_type);
 
 	guid = ibv_get_device_guid(dev);
-	snprintf(path, sizeof(path), SYS_IB "/%s/node_guid", name);
+	snprintf(path, sizeof(path), SROCE_SYS_IB "/%s/node_guid", name);
 	ASSERT_EQ(0, read_text(path, buf, sizeof(buf)));
 	ASSERT_EQ(0, parse_guid(buf, sys_guid)) TH_LOG("node_guid '%s'", buf);
 	EXPECT_EQ(0, memcmp(&guid, sys_guid, 8)) {
@@ -399,8 +388,8 @@ FIXTURE_SETUP(dev)
 {
 	struct ibv_device *dev;
 
-	self->name = env("SROCE_DEV");
-	self->netdev = env("SROCE_NETDEV");
+	self->name = sroce_env("SROCE_DEV");
+	self->netdev = sroce_env("SROCE_NETDEV");
 	self->list = ibv_get_device_list(NULL);
 	ASSERT_NE(NULL, self->list);
 	dev = find_device(self->list, self->name);
@@ -452,7 +441,7 @@ TEST_F(dev, query_device)
 	EXPECT_EQ(1, attr.max_pkeys);
 
 	/* ib_core formats sysfs fw_ver through the driver, librxe by itself. */
-	snprintf(path, sizeof(path), SYS_IB "/%s/fw_ver", self->name);
+	snprintf(path, sizeof(path), SROCE_SYS_IB "/%s/fw_ver", self->name);
 	ASSERT_EQ(0, read_text(path, sys_fw, sizeof(sys_fw)));
 	EXPECT_STREQ(sys_fw, attr.fw_ver);
 }
@@ -539,7 +528,7 @@ TEST_F_TIMEOUT(dev, gid_table, 300)
 	static bool valid[MAX_GIDS];
 	static unsigned int type[MAX_GIDS];
 	static char gid_str[MAX_GIDS][GID_STR_LEN];
-	const char *ipv4 = env("SROCE_IPV4");
+	const char *ipv4 = sroce_env("SROCE_IPV4");
 	char sys[64], dir[256], bad[256], ndev[IF_NAMESIZE];
 	struct ibv_gid_entry table[MAX_GIDS];
 	unsigned int i, nvalid = 0, len;

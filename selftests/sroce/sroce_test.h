@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Helpers shared by the sroce selftest programs: the device under test
+ * from the environment, a monotonic clock, opening a device by name and
+ * bringing an RC QP to RTS. Each program is one file, so they are static
+ * inline here rather than a library.
+ */
+#ifndef SROCE_TEST_H
+#define SROCE_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define SROCE_SYS_IB	"/sys/class/infiniband"
+
+/* Environment variable @name, or NULL when it is unset or empty. */
+static inline const char *sroce_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/*
+ * Why the device SROCE_DEV names cannot be tested (kselftest then skips
+ * the whole program), or NULL if it can.
+ */
+static inline const char *sroce_device_missing(void)
+{
+	static char why[256];
+	const char *dev = sroce_env("SROCE_DEV");
+	char path[256];
+
+	if (!dev)
+		return "SROCE_DEV is not set";
+	snprintf(path, sizeof(path), SROCE_SYS_IB "/%s", dev);
+	if (access(path, F_OK)) {
+		snprintf(why, sizeof(why), "no RDMA device %s", dev);
+		return why;
+	}
+	return NULL;
+}
+
+static inline uint64_t sroce_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The device called @name, opened; NULL if libibverbs has none. */
+static inline struct ibv_context *sroce_open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i] && !ctx; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+/**
+ * struct sroce_rc_peer - where an RC QP is connected to, and how
+ * @dgid: the peer's GID
+ * @gid_index: our source GID
+ * @dest_qpn: the peer's QP
+ * @rq_psn: first PSN expected
+ * @sq_psn: first PSN sent
+ * @access: remote access granted
+ * @max_dest_rd_atomic: READs/atomics the peer may have outstanding here
+ * @max_rd_atomic: READs/atomics we may have outstanding there
+ */
+struct sroce_rc_peer {
+	union ibv_gid dgid;
+	int gid_index;
+	uint32_t dest_qpn;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	int access;
+	uint8_t max_dest_rd_atomic;
+	uint8_t max_rd_atomic;
+};
+
+/* RESET -> INIT -> RTR -> RTS at path MTU 1024. Return: 0 or errno. */
+static inline int sroce_rc_connect(struct ibv_qp *qp,
+				   const struct sroce_rc_peer *p)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = p->access,
+	};
+	int err;
+
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = p->dest_qpn;
+	a.rq_psn = p->rq_psn;
+	a.max_dest_rd_atomic = p->max_dest_rd_atomic;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = p->dgid;
+	a.ah_attr.grh.sgid_index = p->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = p->sq_psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = p->max_rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+#endif /* SROCE_TEST_H */
