@@ -129,7 +129,6 @@ static struct ibv_qp *ud_qp(struct ibv_pd *pd, struct ibv_cq *scq,
 }
 
 FIXTURE(many) {
-	struct ibv_device **list;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
@@ -148,18 +147,11 @@ FIXTURE_SETUP(many)
 {
 	const char *name = sroce_env("SROCE_DEV");
 	struct ibv_device_attr attr;
-	struct ibv_device **d;
 	unsigned int want = DEFAULT_CQS;
 
 	if (sroce_env("SROCE_NUM_CQS"))
 		want = strtoul(sroce_env("SROCE_NUM_CQS"), NULL, 0);
-	self->list = ibv_get_device_list(NULL);
-	ASSERT_NE(NULL, self->list);
-	for (d = self->list; *d; d++)
-		if (!strcmp(ibv_get_device_name(*d), name))
-			break;
-	ASSERT_NE(NULL, *d) TH_LOG("%s not listed by libibverbs", name);
-	self->ctx = ibv_open_device(*d);
+	self->ctx = sroce_open_device(name);
 	ASSERT_NE(NULL, self->ctx) TH_LOG("open %s: %s", name,
 					  strerror(errno));
 	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
@@ -223,8 +215,6 @@ FIXTURE_TEARDOWN(many)
 		EXPECT_EQ(0, ibv_dealloc_pd(self->pd));
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
-	if (self->list)
-		ibv_free_device_list(self->list);
 	free(self->events);
 	free(self->qp);
 	free(self->cq);

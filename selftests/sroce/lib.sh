@@ -167,6 +167,13 @@ kmsg_check() {
 
 # --- sroce helpers --------------------------------------------------------
 
+# require_netem: skip the whole test unless netem qdiscs can be made
+require_netem() {
+	modprobe sch_netem 2>/dev/null
+	tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
+		ktap_skip_all "netem not available"
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || ktap_skip_all "must run as root"
 }

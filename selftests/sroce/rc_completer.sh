@@ -22,9 +22,7 @@
 require_sroce
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
-modprobe sch_netem 2>/dev/null
-tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
-	ktap_skip_all "netem not available"
+require_netem
 ktap_plan 8
 
 two_hosts rp 10.86.0 || ktap_skip_all "cannot build the two-host topology"

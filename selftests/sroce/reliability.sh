@@ -14,9 +14,7 @@
 require_sroce
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
-modprobe sch_netem 2>/dev/null
-tc qdisc add dev lo root netem 2>/dev/null && tc qdisc del dev lo root ||
-	ktap_skip_all "netem not available"
+require_netem
 ktap_plan 14
 
 two_hosts rl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
