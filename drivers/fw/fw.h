@@ -256,6 +256,32 @@ struct sroce_fw_resp_ack {
 };
 
 /**
+ * struct sroce_fw_path - where and how a packet is sent
+ * @sgid: source address (IPv4-mapped for IPv4)
+ * @dgid: destination address
+ * @dmac: next-hop MAC address (RoCE v1 frames are sent to it)
+ * @vlan_id: VLAN of the source GID, SROCE_VLAN_NONE when untagged
+ * @net_type: enum sroce_net_type
+ * @traffic_class: IP TOS / traffic class byte (DSCP and ECN)
+ * @hop_limit: TTL / hop limit
+ * @flow_label: IPv6 flow label
+ * @sl: service level, the 802.1p priority
+ * @sport: UDP source port
+ */
+struct sroce_fw_path {
+	u8 sgid[SROCE_GID_LEN];
+	u8 dgid[SROCE_GID_LEN];
+	u8 dmac[ETH_ALEN];
+	u16 vlan_id;
+	u8 net_type;
+	u8 traffic_class;
+	u8 hop_limit;
+	u32 flow_label;
+	u8 sl;
+	u16 sport;
+};
+
+/**
  * struct sroce_fw_qp - queue pair context
  * @qpn: QP number
  * @type: SROCE_QPT_*
@@ -286,6 +312,10 @@ struct sroce_fw_resp_ack {
  * @sched_dead: being destroyed; never queued again
  * @next_psn: PSN of the next packet sent
  * @sport: UDP source port of every packet of this QP
+ * @path: connected QPs: the path of @attr.av, resolved against the GID
+ *	  table at generation @path_gen; valid while @path_valid
+ * @path_gen: the function's @gid_gen when @path was resolved
+ * @path_valid: @path may be used (cleared when @attr.av changes)
  * @swqe: private copy of the send WQE being processed
  * @rwqe: private copy of the receive WQE being consumed
  * @sq_next: RC/UC: first send WQE not completely sent
@@ -361,6 +391,9 @@ struct sroce_fw_qp {
 	bool sched_dead;
 	u32 next_psn;
 	u16 sport;
+	struct sroce_fw_path path;
+	u32 path_gen;
+	bool path_valid;
 	struct rxe_send_wqe *swqe;
 	struct rxe_recv_wqe *rwqe;
 	u32 sq_next;
@@ -499,32 +532,6 @@ struct sroce_fw_ah {
 };
 
 /**
- * struct sroce_fw_path - where and how a packet is sent
- * @sgid: source address (IPv4-mapped for IPv4)
- * @dgid: destination address
- * @dmac: next-hop MAC address (RoCE v1 frames are sent to it)
- * @vlan_id: VLAN of the source GID, SROCE_VLAN_NONE when untagged
- * @net_type: enum sroce_net_type
- * @traffic_class: IP TOS / traffic class byte (DSCP and ECN)
- * @hop_limit: TTL / hop limit
- * @flow_label: IPv6 flow label
- * @sl: service level, the 802.1p priority
- * @sport: UDP source port
- */
-struct sroce_fw_path {
-	u8 sgid[SROCE_GID_LEN];
-	u8 dgid[SROCE_GID_LEN];
-	u8 dmac[ETH_ALEN];
-	u16 vlan_id;
-	u8 net_type;
-	u8 traffic_class;
-	u8 hop_limit;
-	u32 flow_label;
-	u8 sl;
-	u16 sport;
-};
-
-/**
  * struct sroce_fw_reply - an acknowledgment taken from the responder's
  * debts during a turn, built and sent once the QP's lock is released
  * @f: its header fields
@@ -599,6 +606,8 @@ struct sroce_fw_pkt {
  * @port: the single port's PHY state
  * @sched: the port's transmit scheduler
  * @gid_lock: protects @gids
+ * @gid_gen: bumped (release, under @gid_lock) whenever a slot of @gids
+ *	     changes; read with acquire to know a QP's cached path is stale
  * @gids: the GID table, indexed like the driver's
  * @pds: allocated protection domain numbers
  * @cqs: completion queues by number
@@ -645,6 +654,7 @@ struct sroce_fw_dev {
 
 	spinlock_t gid_lock; /* protects gids */
 	struct sroce_fw_gid gids[SROCE_FW_GID_TABLE_LEN];
+	u32 gid_gen;
 
 	struct xarray pds;
 	struct xarray cqs;
@@ -694,6 +704,8 @@ u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 void sroce_fw_gids_unhash(struct sroce_fw_dev *fw);
 int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 			  struct sroce_fw_path *path);
+int sroce_fw_qp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		     struct sroce_fw_path *path);
 u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 			 void *resp);
 u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,

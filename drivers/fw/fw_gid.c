@@ -43,6 +43,17 @@ static u32 sroce_fw_gid_key(const u8 gid[SROCE_GID_LEN], u8 type)
 	return jhash(gid, SROCE_GID_LEN, type);
 }
 
+/*
+ * A slot changed: paths QPs cached from the table are stale. Release:
+ * whoever reads the new generation sees the slot as it is now. Caller
+ * holds fw->gid_lock.
+ */
+static void sroce_fw_gid_changed(struct sroce_fw_dev *fw)
+{
+	/* Pairs with the acquire in sroce_fw_qp_path(). */
+	smp_store_release(&fw->gid_gen, fw->gid_gen + 1);
+}
+
 /* Take slot @e's address out of the hash. Caller holds fw->gid_lock. */
 static void sroce_fw_gid_unhash(struct sroce_fw_gid *e)
 {
@@ -152,6 +163,40 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 }
 
 /**
+ * sroce_fw_qp_path() - the path of a connected QP's packets
+ * @fw: the function
+ * @qp: an RC or UC QP, whose lock the caller holds
+ * @path: filled in, @path->sport included
+ *
+ * Resolved from the QP's address vector once and kept until the vector
+ * or the GID table changes: every turn of the QP needs it, and the table
+ * lock would otherwise be taken once per WQE and per turn of responses.
+ * A change racing with the resolution only makes the next call resolve
+ * again: the generation is read before the table.
+ *
+ * Context: softirqs disabled or softirq; does not sleep.
+ * Return: 0, or -EINVAL if the source GID is gone or does not match.
+ */
+int sroce_fw_qp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		     struct sroce_fw_path *path)
+{
+	/* Pairs with sroce_fw_gid_changed(): the table is read after it. */
+	u32 gen = smp_load_acquire(&fw->gid_gen);
+
+	if (!qp->path_valid || qp->path_gen != gen) {
+		if (sroce_fw_path_from_av(fw, &qp->attr.av, &qp->path)) {
+			qp->path_valid = false;
+			return -EINVAL;
+		}
+		qp->path.sport = qp->sport;
+		qp->path_gen = gen;
+		qp->path_valid = true;
+	}
+	*path = qp->path;
+	return 0;
+}
+
+/**
  * sroce_fw_cmd_add_gid() - ADD_GID: program one GID table slot
  * @fw: the function
  * @req: struct sroce_add_gid_req
@@ -198,6 +243,7 @@ u16 sroce_fw_cmd_add_gid(struct sroce_fw_dev *fw, const void *req,
 	hash_add_rcu(sroce_fw_gid_hash, &ref->node,
 		     sroce_fw_gid_key(ref->gid, ref->type));
 	spin_unlock(&sroce_fw_gid_hash_lock);
+	sroce_fw_gid_changed(fw);
 	spin_unlock_bh(&fw->gid_lock);
 	return SROCE_FW_OK;
 }
@@ -224,6 +270,7 @@ u16 sroce_fw_cmd_del_gid(struct sroce_fw_dev *fw, const void *req,
 	if (fw->gids[index].valid) {
 		sroce_fw_gid_unhash(&fw->gids[index]);
 		memset(&fw->gids[index], 0, sizeof(fw->gids[index]));
+		sroce_fw_gid_changed(fw);
 	} else {
 		status = SROCE_FW_ERR_NOT_FOUND;
 	}

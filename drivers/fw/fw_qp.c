@@ -286,8 +286,10 @@ static void sroce_fw_qp_apply(struct sroce_fw_qp *qp, u32 mask,
 		cur->pkey_index = a->pkey_index;
 	if (mask & SROCE_QPA_QKEY)
 		cur->qkey = a->qkey;
-	if (mask & SROCE_QPA_AV)
+	if (mask & SROCE_QPA_AV) {
 		cur->av = a->av;
+		qp->path_valid = false;
+	}
 	if (mask & SROCE_QPA_PATH_MTU)
 		cur->path_mtu = a->path_mtu;
 	if (mask & SROCE_QPA_TIMEOUT)

@@ -467,9 +467,8 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	 */
 	if (off && off >= len)
 		return IB_WC_LOC_LEN_ERR;
-	if (sroce_fw_path_from_av(fw, &qp->attr.av, &path))
+	if (sroce_fw_qp_path(fw, qp, &path))
 		return IB_WC_LOC_QP_OP_ERR;
-	path.sport = qp->sport;
 
 	/* A fenced WQE waits for every READ and atomic before it. */
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)

@@ -191,16 +191,6 @@ out_unlock:
 	spin_unlock_bh(&qp->lock);
 }
 
-/* The path of the QP's responses. Caller holds qp->lock. */
-static int sroce_fw_resp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			      struct sroce_fw_path *path)
-{
-	if (sroce_fw_path_from_av(fw, &qp->attr.av, path))
-		return -EINVAL;
-	path->sport = qp->sport;
-	return 0;
-}
-
 static bool sroce_fw_syndrome_is_nak(u8 syndrome)
 {
 	return (syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_TYPE_ACK;
@@ -758,7 +748,7 @@ static void sroce_fw_resp_take_ack(struct sroce_fw_dev *fw,
 	owed->pending = false;
 	if (path)
 		ack->path = *path;
-	else if (sroce_fw_resp_path(fw, qp, &ack->path))
+	else if (sroce_fw_qp_path(fw, qp, &ack->path))
 		return;
 	ack->f = (struct sroce_roce_fields){
 		.opcode = SROCE_OP_ACK,
@@ -836,7 +826,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	     sroce_fw_res_skip_done(qp)) {
 		struct sroce_fw_rd_res *r = sroce_fw_res(qp, qp->res_tx);
 
-		if (!routed && sroce_fw_resp_path(fw, qp, &path)) {
+		if (!routed && sroce_fw_qp_path(fw, qp, &path)) {
 			/* No route: what is owed is lost, as on a dead link. */
 			qp->res_tx = qp->res_tail;
 			owed->pending = false;
@@ -917,6 +907,27 @@ void sroce_fw_resp_reset(struct sroce_fw_qp *qp)
 	qp->resp_ack.pending = false;
 }
 
+/*
+ * The receive path's direct turn for the responses a READ or atomic
+ * request was just given: with no QP waiting at the egress stage they
+ * leave now, a quantum of them, under the lock already held (as for a
+ * plain ACK, sroce_fw_resp_ack_direct()); what is left, the scheduler's
+ * turns send. Caller holds qp->lock.
+ */
+static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
+				 struct sroce_fw_qp *qp,
+				 struct sroce_fw_pkt *pkt,
+				 struct sroce_fw_reply *ack)
+{
+	if (pkt->ready_qp != qp || qp->attr.state == SROCE_QPS_ERR ||
+	    READ_ONCE(fw->stopped) || sroce_fw_sched_waiting(fw))
+		return;
+	/* A region gone meanwhile takes the QP to ERROR: the turn flushes. */
+	if (!sroce_fw_resp_transmit(fw, qp, ack) &&
+	    qp->attr.state != SROCE_QPS_ERR)
+		pkt->ready_qp = NULL;
+}
+
 static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     struct sroce_fw_pkt *pkt)
 {
@@ -937,10 +948,13 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD)) {
+		ack.pending = false;
 		spin_lock_bh(&qp->lock);
 		if (sroce_fw_qp_receives(qp))
 			sroce_fw_recv_rd_atomic(fw, qp, pkt);
+		sroce_fw_resp_direct(fw, qp, pkt, &ack);
 		spin_unlock_bh(&qp->lock);
+		sroce_fw_reply_send(fw, qp, &ack);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */
