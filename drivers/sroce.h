@@ -109,6 +109,7 @@ struct sroce_cmdq {
  * @debugfs: this device's debugfs directory
  * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
  * @fault_cmd_stall: last value written to debugfs fault_cmd_stall
+ * @fault_tx_no_mem: last value written to debugfs fault_tx_no_mem
  * @eq_mutex: serializes reaping @eq (the event vector, and the release of
  *	      @hold_events from debugfs); process context; protects
  *	      @hold_events and @events_held
@@ -136,6 +137,7 @@ struct sroce_dev {
 	struct dentry *debugfs;
 	struct work_struct fatal_work;
 	bool fault_cmd_stall;
+	u32 fault_tx_no_mem;
 	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
 	bool hold_events;
 	bool events_held;

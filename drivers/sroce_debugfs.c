@@ -12,6 +12,10 @@
  *   hold_events write 1 to stop serving the event vector (events pile up
  *               in the firmware as if the driver fell behind), 0 to serve
  *               it again
+ *   fault_tx_no_mem
+ *               write N to make one packet in N the firmware builds, at
+ *               random, find no memory (it is lost as on the wire), 0 to
+ *               stop; reads back the last value written
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -117,6 +121,33 @@ static int sroce_hold_events_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_hold_events_fops, sroce_hold_events_get,
 			 sroce_hold_events_set, "%llu\n");
 
+static int sroce_fault_tx_no_mem_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->fault_tx_no_mem);
+	return 0;
+}
+
+static int sroce_fault_tx_no_mem_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+	int err;
+
+	if (val > U32_MAX) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "fault_tx_no_mem: %llu is out of range\n",
+				      val);
+		return -EINVAL;
+	}
+	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_TX_NO_MEM, val);
+	if (!err)
+		WRITE_ONCE(sdev->fault_tx_no_mem, val);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_tx_no_mem_fops, sroce_fault_tx_no_mem_get,
+			 sroce_fault_tx_no_mem_set, "%llu\n");
+
 /**
  * sroce_debugfs_add_dev() - create the directory of a registered device
  * @sdev: the device
@@ -133,6 +164,8 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 				   sdev, &sroce_fault_cmd_stall_fops);
 	debugfs_create_file_unsafe("hold_events", 0600, sdev->debugfs, sdev,
 				   &sroce_hold_events_fops);
+	debugfs_create_file_unsafe("fault_tx_no_mem", 0600, sdev->debugfs,
+				   sdev, &sroce_fault_tx_no_mem_fops);
 }
 
 /**

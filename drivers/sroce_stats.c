@@ -25,6 +25,7 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_UD_NO_WQE].name = "rx_ud_no_wqe",
 	[SROCE_STAT_RX_QP_REFUSED].name = "rx_qp_refused",
 	[SROCE_STAT_EQ_DEFERRED].name = "eq_events_deferred",
+	[SROCE_STAT_TX_NO_MEM].name = "tx_no_mem",
 };
 
 /**

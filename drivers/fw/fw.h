@@ -602,6 +602,7 @@ struct sroce_fw_pkt {
  *	     nothing; written under @eq_lock, read anywhere with READ_ONCE()
  * @fault_cmd_stall: SROCE_FW_FAULT_CMD_STALL is set
  * @fault_wait: the command processor waits here while stalled
+ * @fault_tx_no_mem: SROCE_FW_FAULT_TX_NO_MEM's N (0: off)
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
  * @sched: the port's transmit scheduler
@@ -647,6 +648,7 @@ struct sroce_fw_dev {
 	bool stopped;
 	bool fault_cmd_stall;
 	wait_queue_head_t fault_wait;
+	u32 fault_tx_no_mem;
 	struct work_struct event_irq_work;
 
 	struct sroce_fw_port port;
@@ -803,7 +805,8 @@ void sroce_fw_sq_drain_check(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
 
 /* fw_tx.c */
-struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
+struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
+				  const struct sroce_roce_fields *f,
 				  u8 **payload);
 int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		struct sk_buff *skb, const struct sroce_fw_path *path);

@@ -261,23 +261,33 @@ void sroce_fw_stop(struct sroce_fw_dev *fw)
  * sroce_fw_set_fault() - inject a fault, or stop injecting it
  * @fw: the function
  * @fault: enum sroce_fw_fault
- * @on: inject it from now on, or no longer
+ * @value: what the fault's comment in enum sroce_fw_fault says; 0 stops
+ *	   injecting it
  *
  * Context: process context.
- * Return: 0, or -EINVAL for an unknown fault.
+ * Return: 0, or -EINVAL for an unknown fault or a value it does not take.
  */
-int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault, bool on)
+int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
+		       u32 value)
 {
 	switch (fault) {
 	case SROCE_FW_FAULT_CMD_STALL:
-		WRITE_ONCE(fw->fault_cmd_stall, on);
+		if (value > 1)
+			break;
+		WRITE_ONCE(fw->fault_cmd_stall, value);
 		wake_up(&fw->fault_wait);
+		return 0;
+	case SROCE_FW_FAULT_TX_NO_MEM:
+		WRITE_ONCE(fw->fault_tx_no_mem, value);
 		return 0;
 	default:
 		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",
 				   netdev_name(fw->ndev), fault);
 		return -EINVAL;
 	}
+	pr_err_ratelimited("sroce_fw %s: fault %u does not take the value %u\n",
+			   netdev_name(fw->ndev), fault, value);
+	return -EINVAL;
 }
 
 static bool sroce_fw_queue_cfg_valid(const struct sroce_fw_queue_cfg *cfg)

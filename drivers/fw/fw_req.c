@@ -223,9 +223,13 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	struct sk_buff *skb;
 	u8 *payload;
 
-	skb = sroce_fw_tx_alloc(f, &payload);
+	/*
+	 * No memory: lost as on the wire. The retransmission of an RC packet
+	 * gathers again (and checks the SGEs then); UC and UD lose it.
+	 */
+	skb = sroce_fw_tx_alloc(fw, f, &payload);
 	if (!skb)
-		return -ENOMEM;
+		return 0;
 	if (sroce_fw_gather(fw, qp, off, payload, f->payload_len)) {
 		kfree_skb(skb);
 		return -EACCES;

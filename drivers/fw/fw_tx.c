@@ -16,32 +16,52 @@
  * per-priority pause (PFC) apply to every packet of a QP alike.
  */
 #include <linux/ipv6.h>
+#include <linux/random.h>
 #include <linux/udp.h>
 
 #include "fw.h"
 
+/*
+ * SROCE_FW_FAULT_TX_NO_MEM: whether this packet is to find no memory, one
+ * in N at random. Not every Nth: go-back-N resends bursts whose length
+ * can be a multiple of N, which would lose the same packet every time.
+ */
+static bool sroce_fw_tx_fault(struct sroce_fw_dev *fw)
+{
+	u32 one_in = READ_ONCE(fw->fault_tx_no_mem);
+
+	return unlikely(one_in) && get_random_u32() % one_in == 0;
+}
+
 /**
  * sroce_fw_tx_alloc() - a packet with its transport headers built
+ * @fw: the function sending it
  * @f: the header fields; @f->payload_len bytes of payload follow them
  * @payload: set to where the caller writes the payload
  *
  * The pad and the ICRC's room are appended and zeroed; the ICRC itself is
- * written when the network headers are (sroce_fw_xmit()).
+ * written when the network headers are (sroce_fw_xmit()). A packet no
+ * memory is left for is counted (tx_no_mem) and treated by the callers
+ * as lost on the wire: the transport recovers it as it does a drop.
  *
  * Context: any; does not sleep.
  * Return: the skb, or NULL on allocation or build failure.
  */
-struct sk_buff *sroce_fw_tx_alloc(const struct sroce_roce_fields *f,
+struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
+				  const struct sroce_roce_fields *f,
 				  u8 **payload)
 {
 	unsigned int pad = sroce_roce_pad(f->payload_len);
 	struct sk_buff *skb;
 	int hdr_len;
 
-	skb = alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
+	skb = sroce_fw_tx_fault(fw) ? NULL :
+	      alloc_skb(SROCE_FW_XMIT_HEADROOM + SROCE_ROCE_MAX_HDR_LEN +
 			f->payload_len + pad + 4, GFP_ATOMIC);
-	if (!skb)
+	if (!skb) {
+		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
 		return NULL;
+	}
 	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
 	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
 				   SROCE_ROCE_MAX_HDR_LEN, f);

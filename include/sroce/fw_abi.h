@@ -68,6 +68,11 @@ enum sroce_fw_vector {
 enum sroce_fw_fault {
 	SROCE_FW_FAULT_CMD_STALL,	/* the command processor executes
 					 * nothing until the fault is cleared
+					 * (value 1; 0 clears it)
+					 */
+	SROCE_FW_FAULT_TX_NO_MEM,	/* one packet in N the function builds,
+					 * at random, finds no memory (value
+					 * N; 0 clears)
 					 */
 	SROCE_FW_NUM_FAULTS,
 };
@@ -617,6 +622,9 @@ enum sroce_stat {
 					 */
 	SROCE_STAT_EQ_DEFERRED,		/* events that found the event ring
 					 * full and waited for the EQ doorbell
+					 */
+	SROCE_STAT_TX_NO_MEM,		/* packets not sent for want of memory
+					 * (recovered as losses)
 					 */
 	SROCE_NUM_STATS,
 };
