@@ -284,7 +284,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	const struct sroce_roce_info *info = &pkt->info;
 	bool rewound;
 	u8 syndrome;
-	u32 status;
+	u32 status, cons;
 
 	spin_lock_bh(&qp->lock);
 	if (!sroce_fw_qp_sends(qp))
@@ -312,13 +312,25 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (sroce_psn_before(info->psn, qp->una_psn) ||
 		    !sroce_psn_before(info->psn, qp->next_psn))
 			break;
+		cons = qp->sq_cons;
 		/* After a rewind, una_psn is where sending starts again. */
-		if (!sroce_fw_retire(fw, qp, info->psn))
+		rewound = sroce_fw_retire(fw, qp, info->psn);
+		if (!rewound)
 			qp->una_psn = sroce_psn_add(info->psn, 1);
-		qp->rnr_left = qp->attr.rnr_retry;
-		qp->retry_left = qp->attr.retry_cnt;
-		/* Progress: restart the timeout and refill the window. */
-		sroce_fw_arm_retry(qp, true);
+		/*
+		 * Progress restarts the timeout and the retries. An ACK that
+		 * completed nothing and only showed a READ or atomic response
+		 * missing is not progress: a path that loses every response
+		 * (one that drops large packets, say) would otherwise resend
+		 * for ever, each ACK of the requests behind it restarting the
+		 * count; it must end in retry exceeded.
+		 */
+		if (!rewound || qp->sq_cons != cons) {
+			qp->rnr_left = qp->attr.rnr_retry;
+			qp->retry_left = qp->attr.retry_cnt;
+		}
+		sroce_fw_arm_retry(qp, !rewound || qp->sq_cons != cons);
+		/* The window may have reopened, or the rewind resends. */
 		pkt->ready_qp = qp;
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */

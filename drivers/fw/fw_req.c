@@ -669,7 +669,13 @@ static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
-	bool idle = !sroce_fw_outstanding(qp);
+	/*
+	 * Sending from idle starts the transport timeout afresh. Resending
+	 * after a NAK or a missing response does not: WQEs sent before are
+	 * still unacknowledged (sq_high is ahead), and the timeout must run
+	 * on, or a path that loses what is resent would never time out.
+	 */
+	bool idle = !sroce_fw_outstanding(qp) && qp->sq_cons == qp->sq_high;
 	struct sroce_fw_sq_track t;
 	bool more = false, local;
 	u32 prod, status;

@@ -17,13 +17,17 @@
 # a SEND still waiting for its ACK (netem delays the ACKs by 300 ms)
 # completes after it with its own error: success, local protection error,
 # flush, in that order (xfer_verify -e).
+#
+# A path that loses every READ response while the ACKs of the SENDs
+# behind the READs get through ends in retry exceeded, not in resending
+# for ever.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
 require_netem
-ktap_plan 8
+ktap_plan 9
 
 two_hosts rp 10.86.0 || ktap_skip_all "cannot build the two-host topology"
 
@@ -105,5 +109,39 @@ else
 fi
 # The QPs are fresh per run: the same must hold on a clean wire.
 xfer local_error_clean_wire 30 -e
+
+# Every full-size READ response lost (rp1's egress drops IP packets of
+# 1024..4095 bytes: a response at path MTU 1024 is 1072) while the ACKs
+# of the SENDs behind the READs pass: an ACK that only shows a response
+# missing is not progress, so the READ ends in retry exceeded after
+# retry_cnt timeouts instead of being resent for ever.
+blackhole_set() {
+	nsx tc qdisc add dev rp1 clsact &&
+		nsx tc filter add dev rp1 egress protocol ip prio 1 u32 \
+			match u16 0x0400 0xfc00 at 2 action drop &&
+		nsx tc filter add dev rp1 egress protocol ip prio 2 u32 \
+			match u16 0x0800 0xf800 at 2 action drop
+}
+if blackhole_set 2>/dev/null; then
+	ex0=$(stat "$DEV0" retry_exceeded_err)
+	t0=${EPOCHREALTIME/./}
+	out=$(timeout 60 "$here/xfer_verify" -a "$DEV0" -g "$G0" -b "$DEV1" \
+	      -G "$G1" -t 40 -p -n 20 -s 5 2>&1)
+	t1=${EPOCHREALTIME/./}
+	nsx tc qdisc del dev rp1 clsact
+	ms=$(( (10#$t1 - 10#$t0) / 1000 ))
+	ex=$(( $(stat "$DEV0" retry_exceeded_err) - ex0 ))
+	if [ "$ex" -gt 0 ] && grep -q 'retry counter exceeded' <<<"$out" &&
+		[ "$ms" -lt 30000 ]; then
+		ktap_diag "responses blackholed: retry exceeded after $ms ms"
+		ktap_pass responses_blackholed_retry_exceeded
+	else
+		ktap_fail responses_blackholed_retry_exceeded \
+			"$ms ms, $ex retry exceeded: $(tr '\n' ' ' <<<"$out")"
+	fi
+else
+	nsx tc qdisc del dev rp1 clsact 2>/dev/null
+	ktap_skip responses_blackholed_retry_exceeded "no clsact/u32/gact"
+fi
 
 ktap_finish
