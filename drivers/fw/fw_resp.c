@@ -907,27 +907,6 @@ void sroce_fw_resp_reset(struct sroce_fw_qp *qp)
 	qp->resp_ack.pending = false;
 }
 
-/*
- * The receive path's direct turn for the responses a READ or atomic
- * request was just given: with no QP waiting at the egress stage they
- * leave now, a quantum of them, under the lock already held (as for a
- * plain ACK, sroce_fw_resp_ack_direct()); what is left, the scheduler's
- * turns send. Caller holds qp->lock.
- */
-static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
-				 struct sroce_fw_qp *qp,
-				 struct sroce_fw_pkt *pkt,
-				 struct sroce_fw_reply *ack)
-{
-	if (pkt->ready_qp != qp || qp->attr.state == SROCE_QPS_ERR ||
-	    READ_ONCE(fw->stopped) || sroce_fw_sched_waiting(fw))
-		return;
-	/* A region gone meanwhile takes the QP to ERROR: the turn flushes. */
-	if (!sroce_fw_resp_transmit(fw, qp, ack) &&
-	    qp->attr.state != SROCE_QPS_ERR)
-		pkt->ready_qp = NULL;
-}
-
 static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     struct sroce_fw_pkt *pkt)
 {
@@ -948,13 +927,10 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD)) {
-		ack.pending = false;
 		spin_lock_bh(&qp->lock);
 		if (sroce_fw_qp_receives(qp))
 			sroce_fw_recv_rd_atomic(fw, qp, pkt);
-		sroce_fw_resp_direct(fw, qp, pkt, &ack);
 		spin_unlock_bh(&qp->lock);
-		sroce_fw_reply_send(fw, qp, &ack);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */
