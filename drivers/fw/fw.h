@@ -328,6 +328,9 @@ struct sroce_fw_path {
  * @rnr_left: RC: RNR retries left (7: unlimited)
  * @retry_timer: RC: the transport timer, resends when no ACK comes
  * @retry_left: RC: transport retries left
+ * @retry_restart: RC: the next send starts the timeout afresh although
+ *		   WQEs sent before are unacknowledged: progress or an RNR
+ *		   NAK came since the last rewind
  * @retry_deadline: RC: when (jiffies) the transport timer expires, later
  *		    than the timer itself after ACKs made progress
  * @una_psn: RC: oldest PSN not acknowledged
@@ -404,6 +407,7 @@ struct sroce_fw_qp {
 	u8 rnr_left;
 	struct timer_list retry_timer;
 	u8 retry_left;
+	bool retry_restart;
 	unsigned long retry_deadline;
 	u32 una_psn;
 	u32 comp_psn;

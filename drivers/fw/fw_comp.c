@@ -90,6 +90,20 @@ void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart)
 		mod_timer(&qp->retry_timer, qp->retry_deadline);
 }
 
+/*
+ * The peer answered something new (una_psn moved, a WQE retired, a
+ * response was taken): the retries are refilled and the timeout counts
+ * from now, or from the resend if a rewind left nothing outstanding.
+ * Caller holds qp->lock.
+ */
+static void sroce_fw_progress(struct sroce_fw_qp *qp)
+{
+	qp->rnr_left = qp->attr.rnr_retry;
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->retry_restart = true;
+	sroce_fw_arm_retry(qp, true);
+}
+
 /**
  * sroce_fw_retry_timer() - no ACK came in time: send again, or give up
  * @t: the QP's retry_timer
@@ -259,13 +273,12 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 							      t->first_psn) *
 					  sroce_fw_qp_pmtu(fw, qp);
 	}
-	qp->retry_left = qp->attr.retry_cnt;
 	if (info->psn == t->last_psn) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 		if (qp->rd_atomic_out)
 			qp->rd_atomic_out--;
 	}
-	sroce_fw_arm_retry(qp, true);
+	sroce_fw_progress(qp);
 	/* The window may have reopened: the receive path runs the QP. */
 	pkt->ready_qp = qp;
 }
@@ -282,9 +295,9 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  struct sroce_fw_pkt *pkt)
 {
 	const struct sroce_roce_info *info = &pkt->info;
+	u32 status, cons, una;
 	bool rewound;
 	u8 syndrome;
-	u32 status, cons;
 
 	spin_lock_bh(&qp->lock);
 	if (!sroce_fw_qp_sends(qp))
@@ -318,18 +331,14 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (!rewound)
 			qp->una_psn = sroce_psn_add(info->psn, 1);
 		/*
-		 * Progress restarts the timeout and the retries. An ACK that
-		 * completed nothing and only showed a READ or atomic response
-		 * missing is not progress: a path that loses every response
-		 * (one that drops large packets, say) would otherwise resend
-		 * for ever, each ACK of the requests behind it restarting the
-		 * count; it must end in retry exceeded.
+		 * An ACK that retired nothing and only showed a READ or atomic
+		 * response missing is not progress: a path that loses every
+		 * response (one that drops large packets, say) would otherwise
+		 * be resent to for ever, each ACK of the requests behind the
+		 * READ restarting the count. The timeout runs on and ends it.
 		 */
-		if (!rewound || qp->sq_cons != cons) {
-			qp->rnr_left = qp->attr.rnr_retry;
-			qp->retry_left = qp->attr.retry_cnt;
-		}
-		sroce_fw_arm_retry(qp, !rewound || qp->sq_cons != cons);
+		if (!rewound || qp->sq_cons != cons)
+			sroce_fw_progress(qp);
 		/* The window may have reopened, or the rewind resends. */
 		pkt->ready_qp = qp;
 		break;
@@ -346,6 +355,11 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (qp->rnr_left != 7)
 			qp->rnr_left--;
 		sroce_fw_rewind(fw, qp, info->psn);
+		/*
+		 * The responder is there, only not ready: the timeout counts
+		 * from the resend after the delay, however long RNR lasts.
+		 */
+		qp->retry_restart = true;
 		/* Nothing is sent until the delay is over (fw_req.c). */
 		qp->rnr_wait = true;
 		mod_timer(&qp->rnr_timer, jiffies +
@@ -353,6 +367,8 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 						   SROCE_AETH_VALUE_MASK]));
 		break;
 	case SROCE_AETH_TYPE_NAK:	/* the PSN is the one expected */
+		cons = qp->sq_cons;
+		una = qp->una_psn;
 		rewound = sroce_fw_retire(fw, qp, sroce_psn_sub(info->psn, 1));
 		switch (syndrome & SROCE_AETH_VALUE_MASK) {
 		case SROCE_AETH_NAK_PSN_SEQ:	/* go back */
@@ -360,6 +376,13 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			/* Not past a READ whose response went missing. */
 			if (!rewound)
 				sroce_fw_rewind(fw, qp, info->psn);
+			/*
+			 * What the NAK acknowledges is progress; a NAK of
+			 * una_psn again (the resend lost too) is not.
+			 */
+			if (qp->sq_cons != cons ||
+			    sroce_psn_after(qp->una_psn, una))
+				sroce_fw_progress(qp);
 			sroce_fw_sched_add(fw, qp);
 			goto out_unlock;
 		case SROCE_AETH_NAK_REM_ACCESS:

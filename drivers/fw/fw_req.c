@@ -225,11 +225,12 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	/*
 	 * No memory: lost as on the wire. The retransmission of an RC packet
-	 * gathers again (and checks the SGEs then); UC and UD lose it.
+	 * gathers again (and checks the SGEs then); UC and UD lose it, and
+	 * their WQE completes without its SGEs checked.
 	 */
 	skb = sroce_fw_tx_alloc(fw, f, &payload);
-	if (!skb)
-		return 0;
+	if (IS_ERR(skb))
+		return PTR_ERR(skb) == -ENOMEM ? 0 : PTR_ERR(skb);
 	if (sroce_fw_gather(fw, qp, off, payload, f->payload_len)) {
 		kfree_skb(skb);
 		return -EACCES;
@@ -670,12 +671,13 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
 	/*
-	 * Sending from idle starts the transport timeout afresh. Resending
-	 * after a NAK or a missing response does not: WQEs sent before are
-	 * still unacknowledged (sq_high is ahead), and the timeout must run
-	 * on, or a path that loses what is resent would never time out.
+	 * Sending from idle, or resending after progress or an RNR delay,
+	 * starts the transport timeout afresh. Resending after a rewind that
+	 * was not progress does not: the timeout must run on, or a path that
+	 * loses what is resent would never time out.
 	 */
-	bool idle = !sroce_fw_outstanding(qp) && qp->sq_cons == qp->sq_high;
+	bool idle = !sroce_fw_outstanding(qp) &&
+		    (qp->sq_cons == qp->sq_high || qp->retry_restart);
 	struct sroce_fw_sq_track t;
 	bool more = false, local;
 	u32 prod, status;
@@ -758,6 +760,8 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 	if (qp->type == SROCE_QPT_RC) {
 		sroce_fw_arm_retry(qp, idle);
+		if (sroce_fw_outstanding(qp))
+			qp->retry_restart = false;
 		sroce_fw_check_sq(qp);
 	}
 	sroce_fw_sq_drain_check(fw, qp);

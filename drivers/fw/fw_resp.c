@@ -690,7 +690,7 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
 		/* No memory: lost like a dropped packet, asked for again. */
 		skb = sroce_fw_tx_alloc(fw, &f, &payload);
-		if (skb) {
+		if (!IS_ERR(skb)) {
 			if (f.payload_len)
 				sroce_fw_mr_copy(mr, r->va + off, payload,
 						 f.payload_len, false);
@@ -726,7 +726,7 @@ static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 	u8 *payload;
 
 	skb = sroce_fw_tx_alloc(fw, &f, &payload);
-	if (skb)
+	if (!IS_ERR(skb))
 		sroce_fw_tx(fw, qp, skb, path);
 	r->next_psn = sroce_psn_add(r->first_psn, 1);
 	r->answered = true;
@@ -870,7 +870,7 @@ void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (!ack->pending)
 		return;
 	skb = sroce_fw_tx_alloc(fw, &ack->f, &payload);
-	if (skb)
+	if (!IS_ERR(skb))
 		sroce_fw_tx(fw, qp, skb, &ack->path);
 }
 

@@ -42,10 +42,11 @@ static bool sroce_fw_tx_fault(struct sroce_fw_dev *fw)
  * The pad and the ICRC's room are appended and zeroed; the ICRC itself is
  * written when the network headers are (sroce_fw_xmit()). A packet no
  * memory is left for is counted (tx_no_mem) and treated by the callers
- * as lost on the wire: the transport recovers it as it does a drop.
+ * as lost on the wire: RC recovers it as it does a drop.
  *
  * Context: any; does not sleep.
- * Return: the skb, or NULL on allocation or build failure.
+ * Return: the skb; ERR_PTR(-ENOMEM) if no memory was left for it, or
+ * ERR_PTR(-EINVAL) if @f cannot be built (a bug of the caller's).
  */
 struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 				  const struct sroce_roce_fields *f,
@@ -60,14 +61,14 @@ struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 			f->payload_len + pad + 4, GFP_ATOMIC);
 	if (!skb) {
 		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	skb_reserve(skb, SROCE_FW_XMIT_HEADROOM);
 	hdr_len = sroce_roce_build(skb_tail_pointer(skb),
 				   SROCE_ROCE_MAX_HDR_LEN, f);
-	if (hdr_len < 0) {
+	if (WARN_ON_ONCE(hdr_len < 0)) {
 		kfree_skb(skb);
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	}
 	skb_put(skb, hdr_len);
 	*payload = skb_put(skb, f->payload_len);

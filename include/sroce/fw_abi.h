@@ -624,7 +624,7 @@ enum sroce_stat {
 					 * full and waited for the EQ doorbell
 					 */
 	SROCE_STAT_TX_NO_MEM,		/* packets not sent for want of memory
-					 * (recovered as losses)
+					 * (lost: RC resends them)
 					 */
 	SROCE_NUM_STATS,
 };

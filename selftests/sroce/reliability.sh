@@ -15,7 +15,7 @@ require_sroce
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
 require_netem
-ktap_plan 14
+ktap_plan 15
 
 two_hosts rl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
 ns=$NS
@@ -92,6 +92,10 @@ netem ""
 rnr0=$(stat "$DEV0" rcvd_rnr_err)
 xfer slow_receiver_rnr 180 -n 60 -s 8 -r
 stat_grew "rnr_naks_counted" "$DEV0" rcvd_rnr_err "$rnr0"
+# A receiver not ready for 400 ms, six transport timeouts (67 ms) long:
+# with rnr_retry 7 (for ever) the SENDs wait it out; RNR NAKs are answers,
+# so the transport timer must not count the wait as retries.
+xfer slow_receiver_longer_than_timeout 120 -n 12 -s 9 -r -R 400
 
 # A black hole for RoCE only (TCP still passes, so ibv_rc_pingpong
 # connects): no answer ever comes back. ibv_rc_pingpong asks for 7 retries

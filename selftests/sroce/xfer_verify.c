@@ -8,14 +8,15 @@
  * timeout, 4 skipped (devices missing).
  *
  *   xfer_verify -a DEV_A -g GID_A -b DEV_B -G GID_B [-n ITER] [-s SEED]
- *               [-m PATH_MTU] [-t SECONDS] [-r] [-w FILE] [-p | -e]
+ *               [-m PATH_MTU] [-t SECONDS] [-r [-R MS]] [-w FILE] [-p | -e]
  *
  * -m sets the QPs' path MTU (256..4096 bytes, default 1024). -w keeps
  * transferring after the ITER transfers until FILE exists.
  *
  * -r makes the receiver slow: each SEND is posted before its receive
- * buffer, which follows 20 ms later, so the responder answers with RNR
- * NAKs and the requester must retry.
+ * buffer, which follows 20 ms later (-R MS: MS ms later), so the
+ * responder answers with RNR NAKs and the requester must retry, for as
+ * long as the receiver is not ready.
  *
  * -p pipelines: each of the ITER rounds posts 1..8 pairs at once, a READ
  * or an atomic (fetch-and-add, compare-and-swap that matches or not)
@@ -62,6 +63,7 @@ struct side {
 static uint64_t rng_state;
 static unsigned int timeout_sec = 60;
 static int slow_receiver;
+static unsigned int slow_ms = 20;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static const char *until_file;
 static int remote_atomic;
@@ -342,7 +344,10 @@ static int one(struct side *a, struct side *b, enum op op, uint32_t len)
 	if (ibv_post_send(a->qp, &wr, &bad))
 		return fail("post_send");
 	if (op == OP_SEND && slow_receiver) {
-		struct timespec ts = { .tv_nsec = 20 * 1000 * 1000 };
+		struct timespec ts = {
+			.tv_sec = slow_ms / 1000,
+			.tv_nsec = (slow_ms % 1000) * 1000L * 1000,
+		};
 
 		nanosleep(&ts, NULL);	/* the point: no receive posted yet */
 		if (ibv_post_recv(b->qp, &rwr, &rbad))
@@ -662,7 +667,7 @@ int main(int argc, char **argv)
 	int opt, ret, pairs = 0, err_order = 0;
 
 	rng_state = 1;
-	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rw:pe")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rR:w:pe")) != -1) {
 		switch (opt) {
 		case 'a': a.name = optarg; break;
 		case 'b': b.name = optarg; break;
@@ -684,6 +689,7 @@ int main(int argc, char **argv)
 		case 's': rng_state = strtoull(optarg, NULL, 0); break;
 		case 't': timeout_sec = atoi(optarg); break;
 		case 'r': slow_receiver = 1; break;
+		case 'R': slow_ms = strtoul(optarg, NULL, 0); break;
 		case 'w': until_file = optarg; break;
 		case 'p': pairs = 1; remote_atomic = 1; break;
 		case 'e': err_order = 1; break;
@@ -691,7 +697,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!a.name || !b.name || a.gid_index < 0 || b.gid_index < 0) {
-		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-m MTU] [-n N] [-s SEED] [-t SEC] [-r] [-w FILE] [-p | -e]\n",
+		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-m MTU] [-n N] [-s SEED] [-t SEC] [-r [-R MS]] [-w FILE] [-p | -e]\n",
 			argv[0]);
 		return 1;
 	}
