@@ -7,6 +7,10 @@
 #   make W=1 C=2          extra warnings and sparse, passed to Kbuild
 #   make modules-all      build for every supported installed kernel, with
 #                         W=1 and sparse, failing on any warning
+#   make modules-roots    the same for the kernels of Debian 13, trixie-
+#                         backports and sid, each in a root of its suite
+#                         (make roots: made with mmdebstrap, cached in
+#                         /var/cache/sroce/roots)
 #   make lint             checkpatch --strict (from Debian's linux-source)
 #   make unit             host unit tests of the plain-C cores (ASan+UBSan)
 #   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
@@ -58,7 +62,7 @@ VM_TIMEOUT ?= 1800
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deps bench fuzz module modules-all lint unit selftests check check-guest \
+.PHONY: all deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest \
 	check-interop check-smoke compat-table demo demo-run dkms-build clean
 
 all: module
@@ -79,6 +83,32 @@ modules-all:
 		rm -rf $(BUILD)/$$k; \
 		$(MAKE) --no-print-directory module KVER=$$k KDIR= W=1 C=2 \
 			2>&1 | tee $(BUILD)/build-$$k.log; \
+		test -f $(BUILD)/$$k/sroce.ko; \
+		if grep -E 'warning:|error:' $(BUILD)/build-$$k.log; then \
+			echo "FAIL: warnings building for $$k" >&2; exit 1; fi; \
+		echo "OK: $$k built with no warnings"; \
+	done
+
+# Kernels of newer suites, built in that suite's root (tools/roots/): their
+# kbuild tools need its libc. Debian 13's 6.12, trixie-backports' 7.x, sid.
+ROOT_SUITES ?= trixie trixie-backports sid
+ROOTS_DIR ?= /var/cache/sroce/roots
+export SROCE_ROOTS := $(ROOTS_DIR)
+
+# Make or refresh every suite's root (about a minute each when new).
+roots:
+	@set -e; for s in $(ROOT_SUITES); do $(TOP)/tools/roots/sroce-root $$s; done
+
+# sroce.ko for the kernel of every suite's root, W=1 and sparse where the
+# root has it; any warning fails. Runs after make roots.
+modules-roots: roots
+	@set -e; for s in $(ROOT_SUITES); do \
+		k=$$(ls -1d $(ROOTS_DIR)/$$s/lib/modules/*/build | \
+		     sed 's|.*/lib/modules/||; s|/build||' | sort -V | tail -n 1); \
+		echo "== sroce.ko for $$k ($$s root; W=1, sparse C=2)"; \
+		rm -rf $(BUILD)/$$k; \
+		$(TOP)/tools/roots/sroce-chroot $$s $(MAKE) --no-print-directory \
+			module KVER=$$k KDIR= W=1 C=2 2>&1 | tee $(BUILD)/build-$$k.log; \
 		test -f $(BUILD)/$$k/sroce.ko; \
 		if grep -E 'warning:|error:' $(BUILD)/build-$$k.log; then \
 			echo "FAIL: warnings building for $$k" >&2; exit 1; fi; \

@@ -416,7 +416,8 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* sroce_mr.c */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
+				u64 iova, int access, struct ib_dmah *dmah,
+				struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
@@ -454,5 +455,15 @@ void sroce_debugfs_init(void);
 void sroce_debugfs_exit(void);
 void sroce_debugfs_add_dev(struct sroce_dev *sdev);
 void sroce_debugfs_del_dev(struct sroce_dev *sdev);
+
+/* sroce_compat.c */
+struct ib_mr *sroce_compat_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 iova, int access,
+				       struct ib_udata *udata);
+int sroce_compat_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+				struct ib_udata *udata);
+void sroce_compat_report_port_event(struct ib_device *ibdev,
+				    struct net_device *ndev,
+				    unsigned long event);
 
 #endif /* SROCE_H */

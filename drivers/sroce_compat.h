@@ -1,19 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The one place where kernel version differences live. Supported: Debian
- * 12's 6.1 and bookworm-backports' 6.12.
+ * The one place where kernel differences live, with sroce_compat.c (the
+ * ib_device_ops adapters) and drivers/compat/ (the probes). Every switch
+ * is a SROCE_HAVE_* that Kbuild probed from the headers of the kernel
+ * being built for (sroce_compat_config.h), never a version number:
+ * distributions backport. Supported: Debian 12's 6.1, bookworm-backports'
+ * and Debian 13's 6.12, trixie-backports' 7.3, sid's 7.2.
  */
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
-#include <linux/version.h>
+#include <linux/timer.h>
+#include <net/flow.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
+
+#include "sroce_compat_config.h"
+
+#ifdef SROCE_HAVE_FLOWI4_DSCP
+#include <net/inet_dscp.h>
+#endif
 
 /*
  * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
  * udata since 6.11 (the udata is reachable from it).
  */
-#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
+#ifdef SROCE_HAVE_CREATE_CQ_ATTRS
 #define SROCE_CREATE_CQ_ARG		struct uverbs_attr_bundle
 
 static inline struct ib_udata *
@@ -29,5 +42,83 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 	return udata;
 }
 #endif
+
+/* reg_user_mr gained a DMA handle argument (6.17); sroce takes none. */
+struct ib_dmah;
+#ifdef SROCE_HAVE_REG_USER_MR_DMAH
+#define SROCE_OPS_REG_USER_MR	.reg_user_mr = sroce_reg_user_mr
+#else
+#define SROCE_OPS_REG_USER_MR	.reg_user_mr = sroce_compat_reg_user_mr
+#endif
+
+/* resize_cq became resize_user_cq, with an unsigned count (7.1). */
+#ifdef SROCE_HAVE_RESIZE_USER_CQ
+#define SROCE_OPS_RESIZE_CQ	.resize_user_cq = sroce_compat_resize_user_cq
+#else
+#define SROCE_OPS_RESIZE_CQ	.resize_cq = sroce_resize_cq
+#endif
+
+/*
+ * Since 6.14 the core reports a port's link changes from the netdev
+ * itself unless the driver takes them: sroce's port state is its
+ * firmware's, reported through events, so it takes them.
+ */
+#ifdef SROCE_HAVE_REPORT_PORT_EVENT
+#define SROCE_OPS_REPORT_PORT_EVENT \
+	.report_port_event = sroce_compat_report_port_event,
+#else
+#define SROCE_OPS_REPORT_PORT_EVENT
+#endif
+
+/* ib_umem_get() became ib_umem_get_va(), same arguments (7.2). */
+static inline struct ib_umem *sroce_umem_get(struct ib_device *dev,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+#ifdef SROCE_HAVE_IB_UMEM_GET_VA
+	return ib_umem_get_va(dev, addr, size, access);
+#else
+	return ib_umem_get(dev, addr, size, access);
+#endif
+}
+
+/* from_timer() became timer_container_of() (6.16). */
+#ifndef SROCE_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+/*
+ * The UDP tunnel helpers take the struct sock (7.1.5, and backported into
+ * some 7.0 distribution kernels).
+ */
+static inline void sroce_udp_tunnel_setup(struct net *net,
+					  struct socket *sock,
+					  struct udp_tunnel_sock_cfg *cfg)
+{
+#ifdef SROCE_HAVE_UDP_TUNNEL_SOCK_SK
+	setup_udp_tunnel_sock(net, sock->sk, cfg);
+#else
+	setup_udp_tunnel_sock(net, sock, cfg);
+#endif
+}
+
+static inline void sroce_udp_tunnel_release(struct socket *sock)
+{
+#ifdef SROCE_HAVE_UDP_TUNNEL_SOCK_SK
+	udp_tunnel_sock_release(sock->sk);
+#else
+	udp_tunnel_sock_release(sock);
+#endif
+}
+
+/* struct flowi4 carries a dscp_t instead of the TOS byte (6.18). */
+static inline void sroce_flowi4_set_tos(struct flowi4 *fl, u8 tos)
+{
+#ifdef SROCE_HAVE_FLOWI4_DSCP
+	fl->flowi4_dscp = inet_dsfield_to_dscp(tos);
+#else
+	fl->flowi4_tos = tos;
+#endif
+}
 
 #endif /* SROCE_COMPAT_H */

@@ -87,12 +87,15 @@ static int sroce_mr_build_mtt(struct sroce_mr *mr)
  * @length: size in bytes
  * @iova: address the region is known by on the wire
  * @access: IB_ACCESS_* rights
+ * @dmah: a DMA handle (6.17+): sroce has no DMA, so none is accepted
  * @udata: unused by librxe
  *
- * Return: the region or an ERR_PTR (-EOPNOTSUPP for on-demand paging).
+ * Return: the region or an ERR_PTR (-EOPNOTSUPP for on-demand paging or
+ * a DMA handle).
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+				u64 iova, int access, struct ib_dmah *dmah,
+				struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
 	struct sroce_reg_mr_req req = {
@@ -104,14 +107,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	if (access & IB_ACCESS_ON_DEMAND)
+	if ((access & IB_ACCESS_ON_DEMAND) || dmah)
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->ibmr.pd = ibpd;
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = sroce_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto err_free_mr;

@@ -65,8 +65,11 @@ static int sroce_query_device(struct ib_device *ibdev,
 {
 	const struct sroce_query_device_resp *c = &to_sdev(ibdev)->caps;
 
-	/* No driver-specific input or output is defined. */
-	if (udata->inlen || udata->outlen)
+	/*
+	 * No driver-specific input or output is defined. The core asks
+	 * with no udata at all when it registers the device (7.2).
+	 */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
@@ -360,9 +363,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
-	.reg_user_mr = sroce_reg_user_mr,
+	SROCE_OPS_REG_USER_MR,
+	SROCE_OPS_REPORT_PORT_EVENT
 	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
+	SROCE_OPS_RESIZE_CQ,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),

@@ -19,7 +19,7 @@ packages=(
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs iproute2 iperf3 procps
-	ethtool tshark nvme-cli fio
+	ethtool tshark nvme-cli fio mmdebstrap curl
 )
 backports=(linux-image-amd64 linux-headers-amd64)
 
@@ -35,9 +35,11 @@ if [ ${#missing[@]} -eq 0 ] && [ -n "$have_612" ]; then
 fi
 
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	$SUDO tee /etc/apt/sources.list.d/sroce-bookworm-backports.sources >/dev/null <<'SRC'
+	# From the mirror the host already uses, whichever it is.
+	mirror=$("$(dirname "$0")/roots/sroce-root" --print-mirror)
+	$SUDO tee /etc/apt/sources.list.d/sroce-bookworm-backports.sources >/dev/null <<SRC
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg

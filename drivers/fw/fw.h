@@ -19,6 +19,7 @@
 #include <linux/xarray.h>
 
 #include "sroce/fw_bus.h"
+#include "sroce_compat.h"
 #include "lib/sroce_lib.h"
 #include "lib/psn.h"
 #include "lib/ring.h"

@@ -110,7 +110,7 @@ static void sroce_fw_progress(struct sroce_fw_qp *qp)
  */
 void sroce_fw_retry_timer(struct timer_list *t)
 {
-	struct sroce_fw_qp *qp = from_timer(qp, t, retry_timer);
+	struct sroce_fw_qp *qp = timer_container_of(qp, t, retry_timer);
 	struct sroce_fw_dev *fw = qp->fw;
 
 	spin_lock_bh(&qp->lock);
@@ -148,7 +148,7 @@ out_unlock:
  */
 void sroce_fw_rnr_timer(struct timer_list *t)
 {
-	struct sroce_fw_qp *qp = from_timer(qp, t, rnr_timer);
+	struct sroce_fw_qp *qp = timer_container_of(qp, t, rnr_timer);
 
 	spin_lock_bh(&qp->lock);
 	qp->rnr_wait = false;

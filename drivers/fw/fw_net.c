@@ -271,7 +271,7 @@ static struct socket *sroce_fw_udp_open(struct net *net, int family)
 	err = udp_sock_create(net, &port_cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tunnel_cfg);
+	sroce_udp_tunnel_setup(net, sock, &tunnel_cfg);
 	return sock;
 }
 
@@ -285,7 +285,7 @@ static int __net_init sroce_fw_netns_init(struct net *net)
 		return PTR_ERR(sock4);
 	sock6 = sroce_fw_udp_open(net, AF_INET6);
 	if (IS_ERR(sock6) && PTR_ERR(sock6) != -EAFNOSUPPORT) {
-		udp_tunnel_sock_release(sock4);
+		sroce_udp_tunnel_release(sock4);
 		return PTR_ERR(sock6);
 	}
 	rcu_assign_pointer(ns->sock4, sock4);
@@ -311,9 +311,9 @@ static void __net_exit sroce_fw_netns_exit(struct net *net)
 	/* No transmit uses them after this. */
 	synchronize_net();
 	if (sock6)
-		udp_tunnel_sock_release(sock6);
+		sroce_udp_tunnel_release(sock6);
 	if (sock4)
-		udp_tunnel_sock_release(sock4);
+		sroce_udp_tunnel_release(sock4);
 }
 
 static struct pernet_operations sroce_fw_netns_ops = {
@@ -432,10 +432,7 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 			    struct net_device *dev)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
-	struct flowi4 fl = {
-		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = path->traffic_class & ~INET_ECN_MASK,
-	};
+	struct flowi4 fl = { .flowi4_proto = IPPROTO_UDP };
 	struct socket *sock = rcu_dereference(ns->sock4);
 	__be16 frag_off;
 	struct rtable *rt;
@@ -445,6 +442,7 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 		err = -ENETDOWN;
 		goto err_drop;
 	}
+	sroce_flowi4_set_tos(&fl, path->traffic_class & ~INET_ECN_MASK);
 	memcpy(&fl.saddr, path->sgid + 12, 4);
 	memcpy(&fl.daddr, path->dgid + 12, 4);
 	/* A multicast group is reached through our own netdev. */
