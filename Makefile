@@ -23,6 +23,7 @@
 #   make demo             install what is missing, boot a guest and show
 #                         two sroce devices
 #   make deps             install the Debian packages needed (root)
+#   make deb              the sroce-dkms Debian package, in build/deb/
 #   make compat-table     Documentation/compatibility.md from the results
 #                         make check left in build/results
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
@@ -46,6 +47,17 @@ override KDIR := /lib/modules/$(KVER)/build
 endif
 OBJDIR := $(BUILD)/$(KVER)
 
+# Kernels of newer suites, built in that suite's root (tools/roots/): their
+# kbuild tools need its libc. Debian 13's 6.12, trixie-backports' 7.x, sid.
+ROOT_SUITES ?= trixie trixie-backports sid
+ROOTS_DIR ?= /var/cache/sroce/roots
+export SROCE_ROOTS := $(ROOTS_DIR)
+# The suite root that has KVER's headers, if the host has none.
+ifeq ($(wildcard $(KDIR)),)
+ROOT_SUITE := $(firstword $(foreach s,$(ROOT_SUITES),$(if \
+	$(wildcard $(ROOTS_DIR)/$(s)/lib/modules/$(KVER)/build),$(s))))
+endif
+
 # Supported kernels found on this machine (6.1 and 6.12 series).
 SUPPORTED_KVERS := $(shell ls -1d /lib/modules/6.1.*/build \
 	/lib/modules/6.12.*/build 2>/dev/null | \
@@ -62,17 +74,23 @@ VM_TIMEOUT ?= 1800
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest \
+.PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest \
 	check-interop check-smoke compat-table demo demo-run dkms-build clean
 
 all: module
 
+# A kernel the host has no headers for is built in the suite root that has.
 module:
+ifneq ($(ROOT_SUITE),)
+	$(TOP)/tools/roots/sroce-chroot $(ROOT_SUITE) $(MAKE) --no-print-directory \
+		module KVER=$(KVER) KDIR=
+else
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR)" >&2; exit 1; }
 	@mkdir -p $(OBJDIR)
 	@cd $(OBJDIR) && cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include .
 	$(MAKE) -C $(KDIR) M=$(OBJDIR) modules
 	@echo "built $(OBJDIR)/sroce.ko"
+endif
 
 # Every supported kernel, W=1 and sparse; any warning fails the build.
 modules-all:
@@ -89,11 +107,6 @@ modules-all:
 		echo "OK: $$k built with no warnings"; \
 	done
 
-# Kernels of newer suites, built in that suite's root (tools/roots/): their
-# kbuild tools need its libc. Debian 13's 6.12, trixie-backports' 7.x, sid.
-ROOT_SUITES ?= trixie trixie-backports sid
-ROOTS_DIR ?= /var/cache/sroce/roots
-export SROCE_ROOTS := $(ROOTS_DIR)
 
 # Make or refresh every suite's root (about a minute each when new).
 roots:
@@ -103,8 +116,7 @@ roots:
 # root has it; any warning fails. Runs after make roots.
 modules-roots: roots
 	@set -e; for s in $(ROOT_SUITES); do \
-		k=$$(ls -1d $(ROOTS_DIR)/$$s/lib/modules/*/build | \
-		     sed 's|.*/lib/modules/||; s|/build||' | sort -V | tail -n 1); \
+		k=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
 		echo "== sroce.ko for $$k ($$s root; W=1, sparse C=2)"; \
 		rm -rf $(BUILD)/$$k; \
 		$(TOP)/tools/roots/sroce-chroot $$s $(MAKE) --no-print-directory \
@@ -117,6 +129,22 @@ modules-roots: roots
 
 deps:
 	@$(TOP)/tools/install-deps.sh
+
+# The sroce-dkms Debian package (tools/deb/debian), from the files git
+# tracks: build/deb/sroce-dkms_VERSION_all.deb. VERSION is dkms.conf's
+# plus the commit, so every commit makes a newer package.
+DEB_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)+git$(shell \
+	git -C $(TOP) rev-list --count HEAD).$(shell git -C $(TOP) rev-parse --short=8 HEAD)
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/sroce-$(DEB_VERSION)
+	cd $(TOP) && git ls-files -z | xargs -0 cp --parents -t $(BUILD)/deb/sroce-$(DEB_VERSION)
+	cp -r $(TOP)/tools/deb/debian $(BUILD)/deb/sroce-$(DEB_VERSION)/
+	printf 'sroce (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- %s  %s\n' \
+		'$(DEB_VERSION)' "$$(git -C $(TOP) rev-parse HEAD)" \
+		'sroce developers <sroce@users.noreply.example>' "$$(date -R)" \
+		>$(BUILD)/deb/sroce-$(DEB_VERSION)/debian/changelog
+	cd $(BUILD)/deb/sroce-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b --no-sign
+	@ls $(BUILD)/deb/*.deb
 
 lint:
 	@$(TOP)/tools/lint.sh $(MODULE_SOURCES)
@@ -149,12 +177,20 @@ check-interop:
 	$(TOP)/tools/interop/rxe-interop -k $(KVER_61) > $(RESULTS)/interop.tap; \
 		rc=$$?; cat $(RESULTS)/interop.tap; exit $$rc
 
-# Smoke run on 6.12: load, link add, GIDs, port state, unload.
+# Smoke run on SMOKE_KVER (default: the bookworm-backports 6.12): load, link
+# add, GIDs, port state, UD/RC traffic, perftest, RDMA CM (rping), unload.
+SMOKE_KVER ?= $(KVER_612)
 check-smoke: selftests
-	@test -n "$(KVER_612)" || { echo "6.12 kernel not installed" >&2; exit 1; }
-	$(MAKE) --no-print-directory module KVER=$(KVER_612) KDIR=
-	$(VM) -k $(KVER_612) -t $(VM_TIMEOUT) -- \
-		$(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
+	@test -n "$(SMOKE_KVER)" || { echo "no kernel for the smoke run" >&2; exit 1; }
+	$(MAKE) --no-print-directory module KVER=$(SMOKE_KVER) KDIR=
+	rm -rf $(RESULTS)/$(SMOKE_KVER) && mkdir -p $(RESULTS)/$(SMOKE_KVER)
+	$(VM) -k $(SMOKE_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(SMOKE_KVER) \
+		-- $(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
+
+# The collection runs on 6.1 and on the newest 7.x (NEWEST_SUITE's root), a
+# smoke run on the others: bookworm-backports' 6.12 and SMOKE_SUITES' roots.
+NEWEST_SUITE ?= trixie-backports
+SMOKE_SUITES ?= trixie sid
 
 # Stages run in this order; the first failure stops the run.
 check: deps

@@ -7,10 +7,11 @@
 #   run.sh [--smoke] [KSFT_DIR]
 #
 # --smoke runs the subset that proves the module works on a kernel:
-# device add/del, port state, GIDs, verbs queries and rxe exclusion.
+# device add/del, port state, GIDs, verbs queries, UD and RC traffic
+# between namespaces, perftest, RDMA CM (rping, ucmatose) and rxe exclusion.
 set -uo pipefail
 
-smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh ud_traffic.sh rc_traffic.sh rxe_exclusion.sh"
+smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh ud_traffic.sh rc_traffic.sh perftest.sh rdma_cm.sh rxe_exclusion.sh"
 smoke=0
 if [ "${1:-}" = "--smoke" ]; then
 	smoke=1
