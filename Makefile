@@ -16,6 +16,9 @@
 #   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
 #                         make -C tools/fuzz run-libfuzzer for longer runs
 #   make selftests        build the kselftest collection
+#   make check-full       make check, then the collection on trixie-
+#                         backports' 7.x and smoke runs on Debian 13's 6.12
+#                         and sid's 7.x (longer than CI's hour)
 #   make check            install what is missing, then everything above,
 #                         DKMS builds, the guest selftests on 6.1 and
 #                         6.12 (make check-smoke: the quick subset) and
@@ -75,7 +78,7 @@ RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
 .PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest \
-	check-interop check-smoke compat-table demo demo-run dkms-build clean
+	check-interop check-smoke check-full compat-table demo demo-run dkms-build clean
 
 all: module
 
@@ -187,14 +190,15 @@ check-smoke: selftests
 	$(VM) -k $(SMOKE_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(SMOKE_KVER) \
 		-- $(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
 
-# The collection runs on 6.1 and on the newest 7.x (NEWEST_SUITE's root), a
-# smoke run on the others: bookworm-backports' 6.12 and SMOKE_SUITES' roots.
+# make check-full adds the collection on the newest 7.x (NEWEST_SUITE's
+# root) and a smoke run on SMOKE_SUITES' kernels.
 NEWEST_SUITE ?= trixie-backports
 SMOKE_SUITES ?= trixie sid
 
 # Stages run in this order; the first failure stops the run.
 check: deps
 	@$(MAKE) --no-print-directory modules-all
+	@$(MAKE) --no-print-directory modules-roots
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
@@ -206,6 +210,17 @@ check: deps
 	@echo "== make check: all stages passed"
 	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
 		"(make compat-table copies it to Documentation/)"
+
+# make check, then what does not fit in CI's hour: the collection on the
+# newest 7.x, smoke runs on the other suites' kernels.
+check-full: check
+	@$(MAKE) --no-print-directory check-guest \
+		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --kver $(NEWEST_SUITE))
+	@set -e; for s in $(SMOKE_SUITES); do \
+		$(MAKE) --no-print-directory check-smoke \
+			SMOKE_KVER=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
+	done
+	@echo "== make check-full: all stages passed"
 
 # Written aside first: truncating the tracked file would make the commit the
 # table names look modified ("-dirty").
