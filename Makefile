@@ -95,11 +95,11 @@ else
 	@echo "built $(OBJDIR)/sroce.ko"
 endif
 
-# Every supported kernel, W=1 and sparse; any warning fails the build.
-modules-all:
-	@test -n "$(SUPPORTED_KVERS)" || { echo "no 6.1/6.12 headers installed" >&2; exit 1; }
+# build_warning_free KVERS: sroce.ko for each kernel (a suite root's too),
+# W=1 and sparse; any warning fails. KVERS may be shell text.
+define build_warning_free
 	@mkdir -p $(BUILD)
-	@set -e; for k in $(SUPPORTED_KVERS); do \
+	@set -e; for k in $(1); do \
 		echo "== sroce.ko for $$k (W=1, sparse C=2)"; \
 		rm -rf $(BUILD)/$$k; \
 		$(MAKE) --no-print-directory module KVER=$$k KDIR= W=1 C=2 \
@@ -107,28 +107,27 @@ modules-all:
 		test -f $(BUILD)/$$k/sroce.ko; \
 		if grep -E 'warning:|error:' $(BUILD)/build-$$k.log; then \
 			echo "FAIL: warnings building for $$k" >&2; exit 1; fi; \
+		if grep -q 'sparse is not available' $(BUILD)/build-$$k.log; then \
+			echo "NOTE: kbuild skipped sparse for $$k (its headers lack scripts/checker-valid.sh)"; fi; \
 		echo "OK: $$k built with no warnings"; \
 	done
+endef
 
+# Every supported installed kernel.
+modules-all:
+	@test -n "$(SUPPORTED_KVERS)" || { echo "no 6.1/6.12 headers installed" >&2; exit 1; }
+	$(call build_warning_free,$(SUPPORTED_KVERS))
 
 # Make or refresh every suite's root (about a minute each when new).
 roots:
 	@set -e; for s in $(ROOT_SUITES); do $(TOP)/tools/roots/sroce-root $$s; done
 
 # sroce.ko for the kernel of every suite's root, W=1 and sparse where the
-# root has it; any warning fails. Runs after make roots.
+# headers let kbuild run it (Debian's 7.x headers lack checker-valid.sh);
+# any warning fails. Runs after make roots.
 modules-roots: roots
-	@set -e; for s in $(ROOT_SUITES); do \
-		k=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
-		echo "== sroce.ko for $$k ($$s root; W=1, sparse C=2)"; \
-		rm -rf $(BUILD)/$$k; \
-		$(TOP)/tools/roots/sroce-chroot $$s $(MAKE) --no-print-directory \
-			module KVER=$$k KDIR= W=1 C=2 2>&1 | tee $(BUILD)/build-$$k.log; \
-		test -f $(BUILD)/$$k/sroce.ko; \
-		if grep -E 'warning:|error:' $(BUILD)/build-$$k.log; then \
-			echo "FAIL: warnings building for $$k" >&2; exit 1; fi; \
-		echo "OK: $$k built with no warnings"; \
-	done
+	$(call build_warning_free,$$(for s in $(ROOT_SUITES); do \
+		$(TOP)/tools/roots/sroce-root --kver $$s; done))
 
 deps:
 	@$(TOP)/tools/install-deps.sh
