@@ -872,6 +872,20 @@ static inline bool sroce_fw_qp_sends(const struct sroce_fw_qp *qp)
 }
 
 /*
+ * Whether an acknowledgment can let the requester send: WQEs not sent in
+ * full wait on the ring (a rewind leaves sq_next behind them too), or SQD
+ * has a drain to finish. A hint for the completer, which otherwise leaves
+ * the QP off the egress stage: a poster's doorbell follows its WQEs, and
+ * a flush is scheduled by whoever takes the QP to ERROR. Caller holds
+ * qp->lock.
+ */
+static inline bool sroce_fw_req_waiting(const struct sroce_fw_qp *qp)
+{
+	return qp->attr.state != SROCE_QPS_RTS ||
+	       qp->sq_next != (READ_ONCE(qp->sq->producer_index) & qp->sq_mask);
+}
+
+/*
  * The requester's invariants (Documentation/datapath.md), checked where
  * they can break. In ring order sq_cons <= sq_next <= sq_high <= the
  * producer; una_psn <= next_psn in PSN order: nothing is acknowledged

@@ -280,7 +280,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	}
 	sroce_fw_progress(qp);
 	/* The window may have reopened: the receive path runs the QP. */
-	pkt->ready_qp = qp;
+	if (sroce_fw_req_waiting(qp))
+		pkt->ready_qp = qp;
 }
 
 /**
@@ -340,7 +341,8 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (!rewound || qp->sq_cons != cons)
 			sroce_fw_progress(qp);
 		/* The window may have reopened, or the rewind resends. */
-		pkt->ready_qp = qp;
+		if (sroce_fw_req_waiting(qp))
+			pkt->ready_qp = qp;
 		break;
 	case SROCE_AETH_TYPE_RNR_NAK:	/* the PSN is the one refused */
 		sroce_fw_count(fw, SROCE_STAT_RNR_NAK_RCVD);
