@@ -6,7 +6,8 @@
 #   1. sroce loopback: server and client on sroce0 (over veth0), OOB 127.0.0.1
 #   2. sroce across namespaces: sroce0 on veth0 <-> sroce1 on veth1 in "b"
 #   2b. with --base-ko: 1 and 2 again with that module instead (an A/B of
-#      two sroce builds in one boot; a second table compares them)
+#      two sroce builds in one boot, their rounds alternating; a second
+#      table compares them)
 #   3. rdma_rxe loopback: sroce unloaded, rxe0 on veth0, OOB 127.0.0.1
 #   4. kernel TCP (iperf3) from the initial namespace to "b" over the veth
 # then prints a table of medians with ratios (see Documentation/benchmarks.md)
@@ -281,25 +282,23 @@ perftest_once() {
 	return 0
 }
 
-# suite CFG SERVER_NS SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID ADDR
-# All tests, $reps rounds interleaved (test 1..n, then again), as in the
-# rxe baseline. A test that hung is not repeated in this configuration.
+# suite CFG REP SERVER_NS SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID ADDR
+# Round REP of all tests in configuration CFG: the rounds of a test are
+# spread over the run (test 1..n, then again), as in the rxe baseline. A
+# test that hung in a configuration is not run in it again.
+declare -A hung
 suite() {
-	local cfg=$1 r t rc tx0 tx1
-	local -A hung=()
-	shift
+	local cfg=$1 rep=$2 t rc tx0 tx1
+	shift 2
 	read -r tx0 </sys/class/net/veth0/statistics/tx_packets
-	for r in $(seq "$reps"); do
-		for t in "${tests[@]}"; do
-			[ -z "${hung[$t]:-}" ] || continue
-			rc=0
-			perftest "$cfg" "$t" "$r" "$@" || rc=$?
-			[ $rc != 2 ] || hung[$t]=1
-		done
+	for t in "${tests[@]}"; do
+		[ -z "${hung[$cfg,$t]:-}" ] || continue
+		rc=0
+		perftest "$cfg" "$t" "$rep" "$@" || rc=$?
+		[ $rc != 2 ] || hung[$cfg,$t]=1
 	done
 	read -r tx1 </sys/class/net/veth0/statistics/tx_packets
-	veth_tx[$cfg]=$((tx1 - tx0))
-	log "$cfg: veth0 sent $((tx1 - tx0)) packets during these tests"
+	veth_tx[$cfg]=$((${veth_tx[$cfg]:-0} + tx1 - tx0))
 }
 
 # ---------------------------------------------------------------------------
@@ -318,65 +317,58 @@ ip link set veth0 up
 ip -n $ns link set veth1 up
 ip -n $ns link set lo up
 
-sroce_ok=1
-if ! rdma link add sroce0 type sroce netdev veth0; then
-	note_problem "rdma link add sroce0 failed"
-	sroce_ok=0
-fi
-g0='' g1=''
-if [ $sroce_ok = 1 ] && poll 10 gid_v4 sroce0 $addr0 >/dev/null; then
-	g0=$(gid_v4 sroce0 $addr0)
-	log "sroce0: RoCE v2 IPv4 GID index $g0"
-	log "1/4 sroce loopback (sroce0 <-> sroce0, 127.0.0.1)"
-	suite sroce_lo "" sroce0 "$g0" sroce0 "$g0" 127.0.0.1
-else
-	[ $sroce_ok = 0 ] || note_problem "sroce0 has no RoCE v2 GID for $addr0"
-	sroce_ok=0
-fi
-
-if [ $sroce_ok = 1 ] &&
-	ip netns exec $ns rdma link add sroce1 type sroce netdev veth1 &&
-	poll 10 gid_v4 sroce1 $addr1 >/dev/null; then
-	g1=$(gid_v4 sroce1 $addr1)
-	log "sroce1 (netns $ns): RoCE v2 IPv4 GID index $g1"
-	log "2/4 sroce netns (server sroce1 in $ns, client sroce0 -> $addr1)"
-	suite sroce_ns $ns sroce1 "$g1" sroce0 "$g0" $addr1
-else
-	note_problem "sroce1 in netns $ns could not be set up"
-fi
-
-# sroce_suites PREFIX: the loopback and netns suites as PREFIX_lo/_ns on
-# the module loaded now; the devices are deleted afterwards.
-sroce_suites() {
-	local g0 g1
+# sroce_round PREFIX REP: round REP on the sroce module loaded now, as
+# PREFIX_lo (sroce0 <-> sroce0, 127.0.0.1) and PREFIX_ns (server sroce1 in
+# namespace b, client sroce0); the devices are made for the round and
+# deleted after it. Fails if sroce0 could not be made.
+sroce_round() {
+	local g0 g1 rc=0
 	if rdma link add sroce0 type sroce netdev veth0 &&
 		poll 10 gid_v4 sroce0 $addr0 >/dev/null; then
 		g0=$(gid_v4 sroce0 $addr0)
-		suite "$1_lo" "" sroce0 "$g0" sroce0 "$g0" 127.0.0.1
+		[ "$2" != 1 ] || log "$1: sroce0 RoCE v2 IPv4 GID index $g0"
+		suite "$1_lo" "$2" "" sroce0 "$g0" sroce0 "$g0" 127.0.0.1
 		if ip netns exec $ns rdma link add sroce1 type sroce netdev veth1 &&
 			poll 10 gid_v4 sroce1 $addr1 >/dev/null; then
 			g1=$(gid_v4 sroce1 $addr1)
-			suite "$1_ns" $ns sroce1 "$g1" sroce0 "$g0" $addr1
+			suite "$1_ns" "$2" $ns sroce1 "$g1" sroce0 "$g0" $addr1
 		else
-			note_problem "$1: sroce1 could not be set up"
+			note_problem "$1 round $2: sroce1 in netns $ns could not be set up"
 		fi
 	else
-		note_problem "$1: sroce0 could not be set up"
+		note_problem "$1 round $2: sroce0 with a RoCE v2 GID for $addr0 could not be set up"
+		rc=1
 	fi
 	rdma link del sroce0 2>/dev/null
 	ip netns exec $ns rdma link del sroce1 2>/dev/null
+	return $rc
 }
 
-rdma link del sroce0 2>/dev/null
-ip netns exec $ns rdma link del sroce1 2>/dev/null
+# swap_to KO: replace the loaded sroce module with KO
+swap_to() {
+	timeout 60 rmmod sroce && insmod "$1"
+}
+
+# 1 and 2, and with a base module 2b: round r of this build, then round r
+# of the base, so that both see the same drift of a shared host.
 if [ -n "$base_ko" ]; then
-	log "2b/4 the base module $base_ko, loopback and netns"
-	if timeout 60 rmmod sroce && insmod "$base_ko"; then
-		sroce_suites base
-	else
-		note_problem "could not swap in the base module"
-	fi
+	log "1-2b/4 sroce loopback and netns, rounds alternating between this build ($SROCE_KO) and the base module $base_ko"
+else
+	log "1-2/4 sroce loopback (sroce0 <-> sroce0, 127.0.0.1) and netns (server sroce1 in $ns, client sroce0 -> $addr1)"
 fi
+for r in $(seq "$reps"); do
+	if [ $r -gt 1 ] && [ -n "$base_ko" ] && ! swap_to "$SROCE_KO"; then
+		note_problem "could not swap this build back in for round $r"
+		break
+	fi
+	sroce_round sroce "$r" || break
+	[ -n "$base_ko" ] || continue
+	if ! swap_to "$base_ko"; then
+		note_problem "could not swap in the base module"
+		break
+	fi
+	sroce_round base "$r"
+done
 
 log "3/4 rdma_rxe loopback"
 rxe_ok=1
@@ -391,7 +383,9 @@ fi
 if [ $rxe_ok = 1 ]; then
 	gr=$(gid_v4 rxe0 $addr0)
 	log "rxe0: RoCE v2 IPv4 GID index $gr"
-	suite rxe_lo "" rxe0 "$gr" rxe0 "$gr" 127.0.0.1
+	for r in $(seq "$reps"); do
+		suite rxe_lo "$r" "" rxe0 "$gr" rxe0 "$gr" 127.0.0.1
+	done
 	rdma link del rxe0
 fi
 
