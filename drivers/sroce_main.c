@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/string.h>
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
@@ -232,6 +233,27 @@ static struct notifier_block sroce_netdev_nb = {
 	.notifier_call = sroce_netdev_event,
 };
 
+/*
+ * sroce serves rdma_rxe's user ABI and owns UDP port 4791 in every network
+ * namespace, so the two never run together. Up to 7.0 rdma_rxe claims the
+ * port when it loads and fails beside sroce by itself; since 7.1 it claims
+ * it only with its first device, so its load is refused here instead.
+ */
+static int sroce_module_event(struct notifier_block *nb, unsigned long event,
+			      void *data)
+{
+	struct module *mod = data;
+
+	if (event != MODULE_STATE_COMING || strcmp(mod->name, "rdma_rxe"))
+		return NOTIFY_DONE;
+	pr_err_ratelimited("sroce: refusing to load rdma_rxe: sroce is loaded and serves the same user ABI and UDP port 4791; unload sroce first\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block sroce_module_nb = {
+	.notifier_call = sroce_module_event,
+};
+
 static void sroce_unregister_all(void)
 {
 	struct sroce_dev *sdev;
@@ -269,15 +291,21 @@ static int __init sroce_init(void)
 		goto err_destroy_wq;
 	}
 
-	err = register_netdevice_notifier(&sroce_netdev_nb);
+	err = register_module_notifier(&sroce_module_nb);
 	if (err)
 		goto err_fw_exit;
+
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		goto err_module_nb;
 
 	sroce_debugfs_init();
 	rdma_link_register(&sroce_link_ops);
 	pr_info("sroce: loaded\n");
 	return 0;
 
+err_module_nb:
+	unregister_module_notifier(&sroce_module_nb);
 err_fw_exit:
 	sroce_fw_subsystem_exit();
 err_destroy_wq:
@@ -294,6 +322,7 @@ static void __exit sroce_exit(void)
 	destroy_workqueue(sroce_wq);
 	sroce_debugfs_exit();
 	sroce_fw_subsystem_exit();
+	unregister_module_notifier(&sroce_module_nb);
 	pr_info("sroce: unloaded\n");
 }
 

@@ -1,19 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# sroce presents the rdma_rxe user ABI, so the two must never be loaded
-# together: with sroce loaded rdma_rxe fails to load, and with rdma_rxe
-# loaded sroce refuses with a clear message. Leaves sroce loaded.
+# sroce presents the rdma_rxe user ABI and owns UDP port 4791, so the two
+# never run together. With sroce loaded, rdma_rxe's load is refused (sroce
+# vetoes it as it arrives: since 7.1 rdma_rxe binds the port only with its
+# first device, so it would otherwise load). With an rdma_rxe device up,
+# sroce refuses to load with a clear message. An rdma_rxe module without
+# devices cannot be seen from sroce: on kernels where such a module holds
+# no port, sroce loads beside it and then no rdma_rxe device can be made.
+# Leaves sroce loaded.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "kernel has no rdma_rxe"
 [ -n "${SROCE_KO:-}" ] || ktap_skip_all "needs SROCE_KO to reload sroce"
-ktap_plan 7
+ktap_plan 11
 
 # Whatever happens, end with sroce loaded and rdma_rxe gone.
 on_exit "sroce_ensure_loaded"
 on_exit "rmmod rdma_rxe"
+
+# udp_port_bound: whether some socket in this namespace has UDP port 4791
+udp_port_bound() {
+	[ -n "$(ss -Hlun 'sport = :4791')" ]
+}
+
+# rxe_link_refused: an rdma_rxe device cannot be made on rxex0
+rxe_link_refused() {
+	if rdma link add rxex_t0 type rxe netdev rxex0 2>/dev/null; then
+		rdma link del rxex_t0
+		return 1
+	fi
+}
 
 if modprobe rdma_rxe 2>/dev/null; then
 	ktap_fail "rxe_refused_while_sroce_loaded" "rdma_rxe loaded beside sroce"
@@ -21,25 +39,59 @@ if modprobe rdma_rxe 2>/dev/null; then
 else
 	ktap_pass "rxe_refused_while_sroce_loaded"
 fi
+ktap_check "rxe_refusal_explained_in_log" \
+	bash -c 'dmesg | tail -n 20 | grep -q "sroce: refusing to load rdma_rxe"'
 ktap_check "rxe_not_resident" bash -c '! [ -d /sys/module/rdma_rxe ]'
 ktap_check "sroce_unaffected" sroce_loaded
 
-# Now the other way round.
+# Now the other way round, with an rdma_rxe device on a veth.
+veth_pair rxex0 rxex1 || ktap_skip_all "no veth"
 for l in $(rdma link show | awk '/^link sroce/ { sub("/.*", "", $2); print $2 }'); do
 	rdma link del "$l"
 done
 rmmod sroce
 ktap_check "rxe_loads_without_sroce" modprobe rdma_rxe
+if rdma link add rxex_d0 type rxe netdev rxex0; then
+	on_exit "rdma link del rxex_d0"
+	ktap_pass "rxe_device_made"
+else
+	ktap_fail "rxe_device_made" "rdma link add type rxe failed"
+fi
 
 out=$(insmod "$SROCE_KO" 2>&1)
 status=$?
 if [ $status -ne 0 ] && grep -q "Address already in use" <<< "$out"; then
-	ktap_pass "sroce_refused_while_rxe_loaded"
+	ktap_pass "sroce_refused_beside_rxe_device"
 else
-	ktap_fail "sroce_refused_while_rxe_loaded" "status $status: $out"
+	ktap_fail "sroce_refused_beside_rxe_device" "status $status: $out"
+	rmmod sroce 2>/dev/null
 fi
-ktap_check "refusal_explained_in_log" \
+ktap_check "sroce_refusal_explained_in_log" \
 	bash -c 'dmesg | tail -n 20 | grep -q "rdma_rxe (or another RoCE v2 stack) is loaded"'
+
+# An rdma_rxe without devices: up to 7.0 it still holds the port, and
+# sroce is refused; since 7.1 it holds none, sroce loads, and then owns
+# the port in every namespace, so rdma_rxe cannot make a device.
+rdma link del rxex_d0
+if udp_port_bound; then
+	out=$(insmod "$SROCE_KO" 2>&1)
+	status=$?
+	if [ $status -ne 0 ] && grep -q "Address already in use" <<< "$out"; then
+		ktap_pass "sroce_refused_beside_port_holding_rxe"
+	else
+		ktap_fail "sroce_refused_beside_port_holding_rxe" "status $status: $out"
+		rmmod sroce 2>/dev/null
+	fi
+	ktap_skip "rxe_device_refused_beside_sroce" "this rdma_rxe holds the port without devices"
+else
+	ktap_skip "sroce_refused_beside_port_holding_rxe" "this rdma_rxe holds no port without devices"
+	if insmod "$SROCE_KO"; then
+		ktap_check "rxe_device_refused_beside_sroce" rxe_link_refused
+		rmmod sroce
+	else
+		ktap_fail "rxe_device_refused_beside_sroce" "sroce did not load beside a device-less rdma_rxe"
+	fi
+fi
 
 rmmod rdma_rxe
 ktap_check "sroce_loads_after_rxe_unload" insmod "$SROCE_KO"
