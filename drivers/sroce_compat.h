@@ -23,6 +23,17 @@
 #endif
 
 /*
+ * The FLUSH access rights (6.2), which a QP may be given (rdma-core 56's
+ * tests give them to every RC QP); none before.
+ */
+#ifdef SROCE_HAVE_ACCESS_FLUSH
+#define SROCE_IB_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | \
+				 IB_ACCESS_FLUSH_PERSISTENT)
+#else
+#define SROCE_IB_ACCESS_FLUSH	0
+#endif
+
+/*
  * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
  * udata since 6.11 (the udata is reachable from it).
  */

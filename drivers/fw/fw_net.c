@@ -662,6 +662,27 @@ static int sroce_fw_xmit_v1(struct sk_buff *skb,
 	return dev_queue_xmit(skb);
 }
 
+/*
+ * A datagram to a multicast group also reaches the group's QPs in this
+ * namespace, ours included, as an HCA loops multicast back to the QPs of
+ * its own ports: the IP layer will not (setup_udp_tunnel_sock() turns
+ * IP_MULTICAST_LOOP off on the port's sockets), so the receive path gets
+ * a copy through the internal loopback. A copy that finds no memory is
+ * counted as a packet that did (tx_no_mem): multicast is unreliable.
+ */
+static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
+				const struct sk_buff *skb,
+				const struct sroce_fw_path *path)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (!copy) {
+		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
+		return;
+	}
+	sroce_fw_xmit_loopback(net, copy, path);
+}
+
 /**
  * sroce_fw_xmit() - send one RoCE packet
  * @fw: the function
@@ -706,12 +727,16 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	uh->check = 0;
 	skb->ignore_df = 1;
 
-	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL))
+	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL)) {
 		err = sroce_fw_xmit_loopback(net, skb, path);
-	else if (path->net_type == SROCE_NET_IPV4)
-		err = sroce_fw_xmit_v4(net, skb, path, dev);
-	else
-		err = sroce_fw_xmit_v6(net, skb, path, dev);
+	} else {
+		if (sroce_fw_gid_is_mcast(path->dgid))
+			sroce_fw_mcast_loop(fw, net, skb, path);
+		if (path->net_type == SROCE_NET_IPV4)
+			err = sroce_fw_xmit_v4(net, skb, path, dev);
+		else
+			err = sroce_fw_xmit_v6(net, skb, path, dev);
+	}
 	rcu_read_unlock();
 	return net_xmit_eval(err);
 
