@@ -291,8 +291,9 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
  * @log2_slots: log2 of the number of slots
  * @log2_elem: log2 of the slot size
  * @max_sge: SGEs a WQE may carry
- * @lock: serializes kernel posters
+ * @lock: serializes kernel posters and a resize's swap of @ring
  * @prod: producer index (kernel SRQs), under @lock
+ * @resizing: a resize is swapping the rings: kernel posts are refused
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -303,8 +304,13 @@ struct sroce_srq {
 	u8 log2_slots;
 	u8 log2_elem;
 	u32 max_sge;
-	spinlock_t lock; /* protects prod */
+	/*
+	 * Protects prod and resizing, and ring and log2_slots against a
+	 * resize; taken by posters (any context) and modify_srq (process).
+	 */
+	spinlock_t lock;
 	u32 prod;
+	bool resizing;
 };
 
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)

@@ -195,6 +195,16 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			vfree(ring);
 			return PTR_ERR(mmap);
 		}
+		/*
+		 * The cookie goes out before the firmware switches rings: a
+		 * user who cannot take it leaves the CQ on its old ring,
+		 * instead of the firmware writing into a ring freed here.
+		 */
+		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+		if (err) {
+			sroce_ring_free(sdev, mmap, ring, false);
+			return err;
+		}
 	}
 
 	req.ring_addr = cpu_to_le64((uintptr_t)ring);
@@ -206,8 +216,6 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	err = sroce_cmd_exec(sdev, SROCE_CMD_RESIZE_CQ, &req, sizeof(req),
 			     NULL, 0);
-	if (!err && cq->is_user)
-		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 
 	spin_lock_irq(&cq->poll_lock);
 	if (!err) {

@@ -115,14 +115,101 @@ int sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn)
 	return err;
 }
 
+/*
+ * A new ring for at least @max_wr WQEs; the firmware moves the WQEs
+ * waiting to it, and arms @limit in the same step if @set_limit (so that
+ * a limit the new size cannot take fails the resize, changing nothing).
+ * librxe passes in its command where the new ring's mmap cookie goes, and
+ * holds its SRQ's lock meanwhile, so no post races the move; kernel
+ * posters are refused while the rings are swapped. The cookie is written
+ * before the firmware switches: a user who cannot take it leaves the SRQ
+ * on its old ring.
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    bool set_limit, u32 limit, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(srq->ibsrq.device);
+	struct sroce_resize_srq_req req = { .srqn = cpu_to_le32(srq->srqn) };
+	struct rdma_user_mmap_entry *mmap = NULL;
+	struct rxe_modify_srq_cmd ucmd = {};
+	struct sroce_ring_hdr *ring;
+	struct mminfo mi = {};
+	u8 log2_slots;
+	size_t size;
+	int err;
+
+	if (!max_wr || max_wr > le32_to_cpu(sdev->caps.max_srq_wr))
+		return -EINVAL;
+	if (srq->is_user) {
+		if (!udata || udata->inlen < sizeof(ucmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+		if (err)
+			return err;
+	}
+	log2_slots = order_base_2(max_wr + 1);
+	size = sroce_ring_bytes(log2_slots, srq->log2_elem);
+	ring = srq->is_user ? vmalloc_user(size) : vzalloc(size);
+	if (!ring)
+		return -ENOMEM;
+	ring->log2_elem_size = srq->log2_elem;
+	ring->index_mask = BIT(log2_slots) - 1;
+	if (srq->is_user) {
+		mmap = sroce_mmap_publish(sroce_udata_ucontext(udata), ring,
+					  size, &mi);
+		if (IS_ERR(mmap)) {
+			vfree(ring);
+			return PTR_ERR(mmap);
+		}
+		if (copy_to_user(u64_to_user_ptr(ucmd.mmap_info_addr), &mi,
+				 sizeof(mi))) {
+			sroce_ring_free(sdev, mmap, ring, false);
+			return -EFAULT;
+		}
+	}
+
+	req.ring_addr = cpu_to_le64((uintptr_t)ring);
+	req.log2_slots = log2_slots;
+	if (set_limit) {
+		req.flags = SROCE_RESIZE_SRQ_F_LIMIT;
+		req.limit = cpu_to_le32(limit);
+	}
+	spin_lock_irq(&srq->lock);
+	srq->resizing = true;
+	spin_unlock_irq(&srq->lock);
+
+	err = sroce_cmd_exec(sdev, SROCE_CMD_RESIZE_SRQ, &req, sizeof(req),
+			     NULL, 0);
+
+	spin_lock_irq(&srq->lock);
+	if (!err) {
+		swap(srq->ring, ring);
+		swap(srq->mmap, mmap);
+		srq->log2_slots = log2_slots;
+		/* The firmware put the WQEs it moved before this index. */
+		srq->prod = READ_ONCE(srq->ring->producer_index);
+	}
+	srq->resizing = false;
+	spin_unlock_irq(&srq->lock);
+
+	/*
+	 * Whichever ring is not in use now: the old one, or the new on error
+	 * (which a dead firmware may have switched to after all).
+	 */
+	sroce_ring_free(sdev, mmap, ring, err && sroce_cmd_dead(sdev));
+	return err;
+}
+
 /**
  * sroce_modify_srq() - ib_device_ops.modify_srq
  * @ibsrq: the SRQ
  * @attr: new attributes
- * @mask: IB_SRQ_LIMIT (arm the limit event); resizing is not supported
- * @udata: unused
+ * @mask: IB_SRQ_MAX_WR (resize: the WQEs waiting move to a ring of at
+ *	  least @attr->max_wr), IB_SRQ_LIMIT (arm the limit event)
+ * @udata: librxe's command (where the new ring's mmap cookie goes)
  *
- * Return: 0, -EOPNOTSUPP for a resize, -EINVAL for a limit too large.
+ * Return: 0; -EINVAL for a size out of range or smaller than the WQEs
+ * waiting, or a limit above the size; another negative errno.
  */
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
@@ -134,7 +221,8 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	};
 
 	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
+		return sroce_srq_resize(srq, attr->max_wr, mask & IB_SRQ_LIMIT,
+					attr->srq_limit, udata);
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
 	return sroce_cmd_exec(to_sdev(ibsrq->device), SROCE_CMD_MODIFY_SRQ,
@@ -192,13 +280,13 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  * @wr: chain of receive work requests
  * @bad_wr: set to the first request not posted
  *
- * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the ring is full.
+ * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the ring is full,
+ * -EBUSY during a resize.
  */
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
-	u32 mask = BIT(srq->log2_slots) - 1;
 	unsigned long flags;
 	int err = 0;
 
@@ -208,7 +296,10 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_write_recv_wqe(srq->ring, &srq->prod, mask,
+		/* The rings are being swapped (a resize): nothing is taken. */
+		err = srq->resizing ? -EBUSY :
+		      sroce_write_recv_wqe(srq->ring, &srq->prod,
+					   BIT(srq->log2_slots) - 1,
 					   srq->log2_elem, srq->max_sge, wr);
 		if (err)
 			break;

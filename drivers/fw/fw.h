@@ -160,8 +160,8 @@ struct sroce_fw_sq_track {
  * struct sroce_fw_srq - shared receive queue context
  * @srqn: SRQ number
  * @pdn: protection domain
- * @lock: protects @cons, @limit and reads of the ring
- * @ring: receive ring
+ * @lock: protects @cons, @limit, @ring, @mask and reads of the ring
+ * @ring: receive ring (RESIZE_SRQ moves it)
  * @mask: slots minus one
  * @log2_elem: log2 of the slot size
  * @max_sge: SGEs a WQE may carry
@@ -174,7 +174,7 @@ struct sroce_fw_sq_track {
 struct sroce_fw_srq {
 	u32 srqn;
 	u32 pdn;
-	spinlock_t lock; /* protects cons, limit, ring reads */
+	spinlock_t lock; /* protects cons, limit, ring, mask, ring reads */
 	struct sroce_ring_hdr *ring;
 	u32 mask;
 	u8 log2_elem;
@@ -761,6 +761,8 @@ u16 sroce_fw_cmd_query_srq(struct sroce_fw_dev *fw, const void *req,
 			   void *resp);
 u16 sroce_fw_cmd_destroy_srq(struct sroce_fw_dev *fw, const void *req,
 			     void *resp);
+u16 sroce_fw_cmd_resize_srq(struct sroce_fw_dev *fw, const void *req,
+			    void *resp);
 int sroce_fw_srq_take(struct sroce_fw_dev *fw, struct sroce_fw_srq *srq,
 		      struct rxe_recv_wqe *wqe);
 void sroce_fw_srqs_destroy(struct sroce_fw_dev *fw);

@@ -44,6 +44,7 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_MODIFY_SRQ] = sroce_fw_cmd_modify_srq,
 	[SROCE_CMDI_QUERY_SRQ] = sroce_fw_cmd_query_srq,
 	[SROCE_CMDI_DESTROY_SRQ] = sroce_fw_cmd_destroy_srq,
+	[SROCE_CMDI_RESIZE_SRQ] = sroce_fw_cmd_resize_srq,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,

@@ -71,15 +71,77 @@ u16 sroce_fw_cmd_modify_srq(struct sroce_fw_dev *fw, const void *req,
 	const struct sroce_modify_srq_req *q = req;
 	struct sroce_fw_srq *srq = xa_load(&fw->srqs, le32_to_cpu(q->srqn));
 	u32 limit = le32_to_cpu(q->limit);
+	u16 status = SROCE_FW_ERR_BAD_PARAM;
 
 	if (!srq)
 		return SROCE_FW_ERR_NOT_FOUND;
-	if (limit > srq->mask)
-		return SROCE_FW_ERR_BAD_PARAM;
 	spin_lock_bh(&srq->lock);
-	srq->limit = limit;
+	if (limit <= srq->mask) {
+		srq->limit = limit;
+		status = SROCE_FW_OK;
+	}
 	spin_unlock_bh(&srq->lock);
-	return SROCE_FW_OK;
+	return status;
+}
+
+/**
+ * sroce_fw_cmd_resize_srq() - RESIZE_SRQ: move an SRQ to a new ring
+ * @fw: the function
+ * @req: struct sroce_resize_srq_req
+ * @resp: unused
+ *
+ * The WQEs not yet taken move to the start of the new ring, which then
+ * has its consumer index at 0 and its producer index after them; the
+ * slot size stays. The producer index is the poster's: only the slots it
+ * names within the old ring are copied, at most the ring's size.
+ *
+ * Return: enum sroce_fw_status; BAD_PARAM, with nothing changed, if the
+ * WQEs waiting or the limit (the request's, else the armed one) do not
+ * fit.
+ */
+u16 sroce_fw_cmd_resize_srq(struct sroce_fw_dev *fw, const void *req,
+			    void *resp)
+{
+	const struct sroce_resize_srq_req *q = req;
+	struct sroce_fw_srq *srq = xa_load(&fw->srqs, le32_to_cpu(q->srqn));
+	struct sroce_ring_hdr *ring;
+	u32 new_mask, prod, n, i, limit;
+	u16 status = SROCE_FW_OK;
+
+	if (!srq)
+		return SROCE_FW_ERR_NOT_FOUND;
+	if (!q->ring_addr || !q->log2_slots ||
+	    BIT(q->log2_slots) > SROCE_FW_MAX_QP_WR + 1 ||
+	    (q->flags & ~SROCE_RESIZE_SRQ_F_LIMIT))
+		return SROCE_FW_ERR_BAD_PARAM;
+	ring = (struct sroce_ring_hdr *)(uintptr_t)le64_to_cpu(q->ring_addr);
+	new_mask = BIT(q->log2_slots) - 1;
+
+	spin_lock_bh(&srq->lock);
+	/* Acquire: the WQEs before the producer index are complete. */
+	prod = smp_load_acquire(&srq->ring->producer_index) & srq->mask;
+	n = sroce_ring_count(prod, srq->cons, srq->mask);
+	limit = q->flags & SROCE_RESIZE_SRQ_F_LIMIT ? le32_to_cpu(q->limit) :
+						      srq->limit;
+	if (n > new_mask || limit > new_mask) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+		goto out_unlock;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(sroce_ring_slot(ring, i, new_mask, srq->log2_elem),
+		       sroce_ring_slot(srq->ring, srq->cons + i, srq->mask,
+				       srq->log2_elem),
+		       BIT(srq->log2_elem));
+	WRITE_ONCE(ring->consumer_index, 0);
+	/* Release: the copied slots before the index that exposes them. */
+	smp_store_release(&ring->producer_index, n);
+	srq->ring = ring;
+	srq->mask = new_mask;
+	srq->cons = 0;
+	srq->limit = limit;
+out_unlock:
+	spin_unlock_bh(&srq->lock);
+	return status;
 }
 
 /**

@@ -77,6 +77,8 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_query_srq_resp) },
 	[SROCE_CMDI_DESTROY_SRQ] = { SROCE_CMD_DESTROY_SRQ, "DESTROY_SRQ",
 		sizeof(struct sroce_srq_num), 0 },
+	[SROCE_CMDI_RESIZE_SRQ] = { SROCE_CMD_RESIZE_SRQ, "RESIZE_SRQ",
+		sizeof(struct sroce_resize_srq_req), 0 },
 };
 
 /**

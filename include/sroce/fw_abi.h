@@ -25,7 +25,7 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-#define SROCE_FW_ABI_MINOR		1
+#define SROCE_FW_ABI_MINOR		2	/* 2: RESIZE_SRQ */
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -111,6 +111,7 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_MODIFY_SRQ = 0x0802,
 	SROCE_CMD_QUERY_SRQ = 0x0803,
 	SROCE_CMD_DESTROY_SRQ = 0x0804,
+	SROCE_CMD_RESIZE_SRQ = 0x0805,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -142,6 +143,7 @@ enum sroce_cmd_index {
 	SROCE_CMDI_MODIFY_SRQ,
 	SROCE_CMDI_QUERY_SRQ,
 	SROCE_CMDI_DESTROY_SRQ,
+	SROCE_CMDI_RESIZE_SRQ,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -195,6 +197,7 @@ struct sroce_cmd_completion {
 #define SROCE_DEV_CAP_ATOMIC		0x4	/* atomic among this device's QPs */
 #define SROCE_DEV_CAP_FAST_REG		0x8	/* fast registration, invalidate */
 #define SROCE_DEV_CAP_MW		0x10	/* memory windows type 1 and 2 */
+#define SROCE_DEV_CAP_SRQ_RESIZE	0x20	/* RESIZE_SRQ */
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
@@ -661,6 +664,24 @@ struct sroce_modify_srq_req {
 	__le32 limit;
 };
 
+/*
+ * SROCE_CMD_RESIZE_SRQ: move to a new ring of the same slot size; the
+ * WQEs not yet taken are copied to the start of the new ring. With
+ * SROCE_RESIZE_SRQ_F_LIMIT, @limit replaces the armed limit in the same
+ * step. Fails with BAD_PARAM, changing nothing, if the WQEs waiting or
+ * the limit (the new one, else the armed one) do not fit.
+ */
+struct sroce_resize_srq_req {
+	__le64 ring_addr;
+	__le32 srqn;
+	__le32 limit;
+	__u8 log2_slots;
+	__u8 flags;			/* SROCE_RESIZE_SRQ_F_* */
+	__u8 rsvd[6];
+};
+
+#define SROCE_RESIZE_SRQ_F_LIMIT	0x1
+
 /* SROCE_CMD_QUERY_SRQ response */
 struct sroce_query_srq_resp {
 	__le32 limit;
@@ -760,6 +781,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_create_srq_req, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_srq_num, SROCE_EVENT_DATA_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_resize_srq_req, 24);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,
