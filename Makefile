@@ -16,13 +16,17 @@
 #   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
 #                         make -C tools/fuzz run-libfuzzer for longer runs
 #   make selftests        build the kselftest collection
-#   make check-full       make check, then the collection on trixie-
-#                         backports' 7.x and smoke runs on Debian 13's 6.12
-#                         and sid's 7.x (longer than CI's hour)
 #   make check            install what is missing, then everything above,
-#                         DKMS builds, the guest selftests on 6.1 and
-#                         6.12 (make check-smoke: the quick subset) and
-#                         make check-interop (sroce vs rdma_rxe, two guests)
+#                         DKMS builds, the guest selftests on 6.1 and on
+#                         trixie-backports' 7.x, a smoke run on bookworm-
+#                         backports' 6.12 (make check-smoke: the quick
+#                         subset) and make check-interop (sroce vs
+#                         rdma_rxe, two guests)
+#   make check-full       make check, then the collection on 6.12 and smoke
+#                         runs on Debian 13's 6.12 and sid's 7.x (longer
+#                         than CI's hour)
+#   make upstream-rdma    fetch upstream's rdma_rxe selftests (from Debian's
+#                         newest linux-source-7.*) for upstream_rdma.sh
 #   make demo             install what is missing, boot a guest and show
 #                         two sroce devices
 #   make deps             install the Debian packages needed (root)
@@ -77,7 +81,7 @@ VM_TIMEOUT ?= 1800
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest \
+.PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
 	check-interop check-smoke check-full compat-table demo demo-run dkms-build clean
 
 all: module
@@ -189,10 +193,17 @@ check-smoke: selftests
 	$(VM) -k $(SMOKE_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(SMOKE_KVER) \
 		-- $(TOP)/selftests/run.sh --smoke $(KSFT_DIR)
 
-# make check-full adds the collection on the newest 7.x (NEWEST_SUITE's
-# root) and a smoke run on SMOKE_SUITES' kernels.
+# make check runs the collection on the newest 7.x too (NEWEST_SUITE's
+# root); make check-full adds the 6.12 collection and a smoke run on
+# SMOKE_SUITES' kernels.
 NEWEST_SUITE ?= trixie-backports
 SMOKE_SUITES ?= trixie sid
+
+# Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
+# newest linux-source-7.*), into build/upstream-rdma: never committed, the
+# package cached in /var/cache/sroce/src.
+upstream-rdma:
+	@$(TOP)/tools/upstream/fetch-rdma-selftests >/dev/null
 
 # Stages run in this order; the first failure stops the run.
 check: deps
@@ -202,19 +213,21 @@ check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory dkms-build
+	@$(MAKE) --no-print-directory upstream-rdma
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_61)
 	@$(MAKE) --no-print-directory check-interop
-	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
+	@$(MAKE) --no-print-directory check-guest \
+		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))
+	@$(MAKE) --no-print-directory check-smoke SMOKE_KVER=$(KVER_612)
 	@$(TOP)/tools/compat-table > $(RESULTS)/compatibility.md
 	@echo "== make check: all stages passed"
 	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
 		"(make compat-table copies it to Documentation/)"
 
-# make check, then what does not fit in CI's hour: the collection on the
-# newest 7.x, smoke runs on the other suites' kernels.
+# make check, then what does not fit in CI's hour: the collection on 6.12,
+# smoke runs on the other suites' kernels.
 check-full: check
-	@$(MAKE) --no-print-directory check-guest \
-		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --kver $(NEWEST_SUITE))
+	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
 	@set -e; for s in $(SMOKE_SUITES); do \
 		$(MAKE) --no-print-directory check-smoke \
 			SMOKE_KVER=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
