@@ -18,6 +18,7 @@ KSFT_SKIP=4
 ktap_passed=0
 ktap_failed=0
 ktap_skipped=0
+ktap_todos=0
 ktap_num=0
 ktap_test_name=$(basename "$0")
 
@@ -49,6 +50,14 @@ ktap_skip() {
 	echo "ok $ktap_num $1 # SKIP $2"
 }
 
+# ktap_todo NAME REASON: a known failure (KTAP's TODO directive): shown
+# in every run with its reason, not counted as a failure.
+ktap_todo() {
+	ktap_num=$((ktap_num + 1))
+	ktap_todos=$((ktap_todos + 1))
+	echo "not ok $ktap_num $1 # TODO $2"
+}
+
 # ktap_check NAME COMMAND...: pass if COMMAND succeeds.
 ktap_check() {
 	local name=$1
@@ -74,7 +83,7 @@ ktap_skip_all() {
 # Final line and exit status; also runs the kernel-log check.
 ktap_finish() {
 	kmsg_check
-	echo "# $ktap_test_name: $ktap_passed passed, $ktap_failed failed, $ktap_skipped skipped"
+	echo "# $ktap_test_name: $ktap_passed passed, $ktap_failed failed, $ktap_skipped skipped$([ "$ktap_todos" = 0 ] || echo ", $ktap_todos known failures (TODO)")"
 	if [ $ktap_failed -gt 0 ]; then
 		exit $KSFT_FAIL
 	elif [ $ktap_passed -eq 0 ] && [ $ktap_skipped -gt 0 ]; then

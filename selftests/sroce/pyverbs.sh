@@ -7,7 +7,8 @@
 # rdma_rxe on the same kernel and netdev, and every test that passed on
 # rdma_rxe must have passed on sroce. Each test module runs in a process
 # of its own (rdma-core 56 and 65 segfault in some, on both drivers); a
-# module that finished on rdma_rxe must finish on sroce. Reports the
+# module that finished on rdma_rxe must finish on sroce; the tests sroce
+# cannot pass yet (known_gap()) are one KTAP TODO line. Reports the
 # pass/fail/error/skip counts of both runs. Leaves sroce loaded as it
 # found it and rdma_rxe unloaded.
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +33,7 @@ python3 -c 'import pyverbs.device' 2>/dev/null ||
 modinfo rdma_rxe >/dev/null 2>&1 || ktap_skip_all "kernel has no rdma_rxe"
 [ -n "${SROCE_KO:-}" ] || modinfo sroce >/dev/null 2>&1 ||
 	ktap_skip_all "needs SROCE_KO to reload sroce"
-ktap_plan 4
+ktap_plan 5
 
 # Whatever happens, end with sroce loaded the way it was (insmod $SROCE_KO,
 # else modprobe) and rdma_rxe gone.
@@ -156,6 +157,16 @@ run_suite() {
 	ktap_pass "${tag}_suite_ran"
 }
 
+# known_gap NAME: why sroce cannot pass test NAME yet although rdma_rxe
+# can, or nothing. These are open work (issue 11), reported in every run
+# as a KTAP TODO instead of failing it; one that passes is pointed out.
+known_gap() {
+	case $1 in
+	test_odp.*) echo "on-demand paging (ODP) is not implemented" ;;
+	test_qpex.QpExTestCase.test_qp_ex_rc_flush*) echo "RDMA FLUSH is not implemented" ;;
+	esac
+}
+
 # traceback TAG NAME: the failure report of test NAME, as the runner wrote
 # it when it happened ($tmp/TAG.tb: kept also for modules that crashed)
 traceback() {
@@ -202,9 +213,22 @@ if [ $sroce_ok -eq 1 ] && [ $rxe_ok -eq 1 ]; then
 	crashed=$(awk 'NR == FNR { rxe[$1] = 1; next } !($1 in rxe) { print $1 }' \
 		"$tmp/rxe.crashed" "$tmp/sroce.crashed" | tr '\n' ' ')
 	crashed=${crashed% }
-	missing=$(LC_ALL=C comm -13 "$tmp/sroce.pass" "$tmp/rxe.pass" | tr '\n' ' ')
+	missing='' gaps='' gap_why=''
+	for t in $(LC_ALL=C comm -13 "$tmp/sroce.pass" "$tmp/rxe.pass"); do
+		why=$(known_gap "$t")
+		if [ -n "$why" ]; then
+			gaps="$gaps $t"
+			[[ $gap_why == *"$why"* ]] || gap_why="$gap_why; $why"
+		else
+			missing="$missing $t"
+		fi
+	done
+	missing=${missing# }
+	for t in $(cat "$tmp/sroce.pass"); do
+		[ -z "$(known_gap "$t")" ] ||
+			ktap_diag "known gap passes now, take it off known_gap(): $t"
+	done
 	extra=$(LC_ALL=C comm -23 "$tmp/sroce.pass" "$tmp/rxe.pass" | tr '\n' ' ')
-	missing=${missing% }
 	extra=${extra% }
 	ktap_diag "sroce: $(counts sroce); rxe: $(counts rxe)"
 	ktap_diag "pass on sroce, not on rxe: ${extra:-none}"
@@ -221,8 +245,15 @@ if [ $sroce_ok -eq 1 ] && [ $rxe_ok -eq 1 ]; then
 		ktap_fail "sroce_passes_superset_of_rxe" \
 			"pass on rxe, not on sroce: $missing"
 	fi
+	if [ -n "$gaps" ]; then
+		ktap_diag "known gaps, pass on rxe, not on sroce:$gaps"
+		ktap_todo "known_gaps_to_rxe" "$(wc -w <<< "$gaps") tests: ${gap_why#; }"
+	else
+		ktap_pass "known_gaps_to_rxe"
+	fi
 else
 	ktap_fail "sroce_passes_superset_of_rxe" "a suite run did not complete"
+	ktap_skip "known_gaps_to_rxe" "a suite run did not complete"
 fi
 
 ktap_finish
