@@ -168,6 +168,7 @@ struct sroce_pd {
  * @mask: number of slots minus one
  * @cons: consumer index (kernel CQs)
  * @resizing: rings are being swapped; kernel polls find the CQ empty
+ * @resize_mutex: one resize at a time
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
@@ -175,6 +176,11 @@ struct sroce_cq {
 	bool is_user;
 	struct sroce_ring_hdr *ring;
 	struct rdma_user_mmap_entry *mmap;
+	/*
+	 * Serializes resizes (process context): ib_core lets two run at
+	 * once, and the firmware must end on the ring the driver keeps.
+	 */
+	struct mutex resize_mutex;
 	spinlock_t poll_lock; /* protects ring, mask, cons, resizing */
 	u32 mask;
 	u32 cons;
@@ -294,6 +300,7 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
  * @lock: serializes kernel posters and a resize's swap of @ring
  * @prod: producer index (kernel SRQs), under @lock
  * @resizing: a resize is swapping the rings: kernel posts are refused
+ * @resize_mutex: one resize at a time
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -304,6 +311,11 @@ struct sroce_srq {
 	u8 log2_slots;
 	u8 log2_elem;
 	u32 max_sge;
+	/*
+	 * Serializes resizes (process context): ib_core lets two run at
+	 * once, and the firmware must end on the ring the driver keeps.
+	 */
+	struct mutex resize_mutex;
 	/*
 	 * Protects prod and resizing, and ring and log2_slots against a
 	 * resize; taken by posters (any context) and modify_srq (process).

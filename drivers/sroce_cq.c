@@ -68,6 +68,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	spin_lock_init(&cq->poll_lock);
+	mutex_init(&cq->resize_mutex);
 	cq->is_user = !!udata;
 	cq->ring = sroce_cq_ring_alloc(cq->is_user, log2_slots, &size);
 	if (!cq->ring)
@@ -157,16 +158,9 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-/**
- * sroce_resize_cq() - ib_device_ops.resize_cq
- * @ibcq: the CQ
- * @cqe: the new minimum number of entries
- * @udata: user data: receives the new ring's mmap cookie (user CQs)
- *
- * Return: 0, -EINVAL if the size is out of range or smaller than the
- * completions waiting, or another negative errno.
- */
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+/* The resize itself; caller holds cq->resize_mutex. */
+static int sroce_cq_resize(struct ib_cq *ibcq, int cqe,
+			   struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
@@ -233,6 +227,26 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	 * (which a dead firmware may have switched to after all).
 	 */
 	sroce_ring_free(sdev, mmap, ring, err && sroce_cmd_dead(sdev));
+	return err;
+}
+
+/**
+ * sroce_resize_cq() - ib_device_ops.resize_cq
+ * @ibcq: the CQ
+ * @cqe: the new minimum number of entries
+ * @udata: user data: receives the new ring's mmap cookie (user CQs)
+ *
+ * Return: 0, -EINVAL if the size is out of range or smaller than the
+ * completions waiting, or another negative errno.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int err;
+
+	mutex_lock(&cq->resize_mutex);
+	err = sroce_cq_resize(ibcq, cqe, udata);
+	mutex_unlock(&cq->resize_mutex);
 	return err;
 }
 

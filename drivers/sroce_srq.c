@@ -40,6 +40,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	srq->is_user = !!udata;
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->resize_mutex);
 	srq->log2_slots = order_base_2(attr->max_wr + 1);
 	srq->log2_elem = order_base_2(sizeof(struct rxe_recv_wqe) +
 				      attr->max_sge * sizeof(struct rxe_sge));
@@ -185,7 +186,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	if (!err) {
 		swap(srq->ring, ring);
 		swap(srq->mmap, mmap);
-		srq->log2_slots = log2_slots;
+		WRITE_ONCE(srq->log2_slots, log2_slots);
 		/* The firmware put the WQEs it moved before this index. */
 		srq->prod = READ_ONCE(srq->ring->producer_index);
 	}
@@ -208,8 +209,11 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
  *	  least @attr->max_wr), IB_SRQ_LIMIT (arm the limit event)
  * @udata: librxe's command (where the new ring's mmap cookie goes)
  *
+ * Kernel posts to the SRQ fail with -EBUSY while a resize swaps its rings.
+ *
  * Return: 0; -EINVAL for a size out of range or smaller than the WQEs
- * waiting, or a limit above the size; another negative errno.
+ * waiting, or a limit above the size; -EOPNOTSUPP for a resize the
+ * firmware cannot do; another negative errno.
  */
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
@@ -219,10 +223,18 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		.srqn = cpu_to_le32(srq->srqn),
 		.limit = cpu_to_le32(attr->srq_limit),
 	};
+	int err;
 
-	if (mask & IB_SRQ_MAX_WR)
-		return sroce_srq_resize(srq, attr->max_wr, mask & IB_SRQ_LIMIT,
-					attr->srq_limit, udata);
+	if (mask & IB_SRQ_MAX_WR) {
+		if (!(to_sdev(ibsrq->device)->caps.caps &
+		      cpu_to_le32(SROCE_DEV_CAP_SRQ_RESIZE)))
+			return -EOPNOTSUPP;
+		mutex_lock(&srq->resize_mutex);
+		err = sroce_srq_resize(srq, attr->max_wr, mask & IB_SRQ_LIMIT,
+				       attr->srq_limit, udata);
+		mutex_unlock(&srq->resize_mutex);
+		return err;
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
 	return sroce_cmd_exec(to_sdev(ibsrq->device), SROCE_CMD_MODIFY_SRQ,
@@ -247,7 +259,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 			     &req, sizeof(req), &resp, sizeof(resp));
 	if (err)
 		return err;
-	attr->max_wr = BIT(srq->log2_slots) - 1;
+	attr->max_wr = BIT(READ_ONCE(srq->log2_slots)) - 1;
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = le32_to_cpu(resp.limit);
 	return 0;

@@ -174,7 +174,12 @@ struct sroce_fw_sq_track {
 struct sroce_fw_srq {
 	u32 srqn;
 	u32 pdn;
-	spinlock_t lock; /* protects cons, limit, ring, mask, ring reads */
+	/*
+	 * Protects cons, limit, ring, mask and reads of the ring; taken with
+	 * softirqs off by the receive path (softirq) and by the SRQ commands
+	 * (process context).
+	 */
+	spinlock_t lock;
 	struct sroce_ring_hdr *ring;
 	u32 mask;
 	u8 log2_elem;

@@ -663,12 +663,14 @@ static int sroce_fw_xmit_v1(struct sk_buff *skb,
 }
 
 /*
- * A datagram to a multicast group also reaches the group's QPs in this
- * namespace, ours included, as an HCA loops multicast back to the QPs of
- * its own ports: the IP layer will not (setup_udp_tunnel_sock() turns
- * IP_MULTICAST_LOOP off on the port's sockets), so the receive path gets
- * a copy through the internal loopback. A copy that finds no memory is
- * counted as a packet that did (tx_no_mem): multicast is unreliable.
+ * A datagram to an IPv4 multicast group also reaches the group's QPs in
+ * this namespace, ours included, as an HCA loops multicast back to the
+ * QPs of its own ports: IPv4 will not (setup_udp_tunnel_sock() turns
+ * IP_MULTICAST_LOOP off on the port's socket), so the receive path gets a
+ * copy through the internal loopback. (IPv6 keeps IPV6_MULTICAST_LOOP on
+ * the IPv6 socket and loops such datagrams itself.) A copy that cannot be
+ * made or queued is counted as a packet that found no memory (tx_no_mem):
+ * multicast is unreliable.
  */
 static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
 				const struct sk_buff *skb,
@@ -676,11 +678,8 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
 {
 	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
 
-	if (!copy) {
+	if (!copy || sroce_fw_xmit_loopback(net, copy, path))
 		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
-		return;
-	}
-	sroce_fw_xmit_loopback(net, copy, path);
 }
 
 /**
@@ -730,7 +729,8 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL)) {
 		err = sroce_fw_xmit_loopback(net, skb, path);
 	} else {
-		if (sroce_fw_gid_is_mcast(path->dgid))
+		if (path->net_type == SROCE_NET_IPV4 &&
+		    sroce_fw_gid_is_mcast(path->dgid))
 			sroce_fw_mcast_loop(fw, net, skb, path);
 		if (path->net_type == SROCE_NET_IPV4)
 			err = sroce_fw_xmit_v4(net, skb, path, dev);

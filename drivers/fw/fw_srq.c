@@ -26,7 +26,7 @@ u16 sroce_fw_cmd_create_srq(struct sroce_fw_dev *fw, const void *req,
 	struct sroce_fw_srq *srq;
 	u32 srqn;
 
-	if (!q->ring_addr || !q->log2_slots ||
+	if (!q->ring_addr || !q->log2_slots || q->log2_slots >= 32 ||
 	    BIT(q->log2_slots) > SROCE_FW_MAX_QP_WR + 1 ||
 	    q->log2_elem > SROCE_FW_MAX_WQE_LOG2 ||
 	    q->max_sge > SROCE_FW_MAX_SGE ||
@@ -110,7 +110,7 @@ u16 sroce_fw_cmd_resize_srq(struct sroce_fw_dev *fw, const void *req,
 
 	if (!srq)
 		return SROCE_FW_ERR_NOT_FOUND;
-	if (!q->ring_addr || !q->log2_slots ||
+	if (!q->ring_addr || !q->log2_slots || q->log2_slots >= 32 ||
 	    BIT(q->log2_slots) > SROCE_FW_MAX_QP_WR + 1 ||
 	    (q->flags & ~SROCE_RESIZE_SRQ_F_LIMIT))
 		return SROCE_FW_ERR_BAD_PARAM;

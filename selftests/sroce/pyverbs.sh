@@ -187,7 +187,7 @@ fi
 # --- rdma_rxe on the same netdev, sroce unloaded ---
 rxe_ok=0
 rdma link del $sdev 2>/dev/null
-if ! rmmod sroce; then
+if ! timeout 60 rmmod sroce; then
 	ktap_fail "rxe_suite_ran" "cannot unload sroce"
 elif ! modprobe rdma_rxe; then
 	ktap_fail "rxe_suite_ran" "cannot load rdma_rxe"

@@ -45,6 +45,8 @@ def run_module(mod, out_dir, timeout):
     """In the child: run @mod's tests, report to files, never return."""
     name = mod.__name__.rsplit('.', 1)[-1]
     try:
+        # A group of its own: what the module starts dies with it.
+        os.setpgid(0, 0)
         signal.alarm(timeout)
         out = os.open(os.path.join(out_dir, name + '.stdout'),
                       os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -85,6 +87,12 @@ def main():
         if pid == 0:
             run_module(mod, out_dir, timeout)
         _, status = os.waitpid(pid, 0)
+        # Helpers a test started (test_rdmacm forks) must not outlive it:
+        # they hold the device open for the modules after.
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         if os.WIFEXITED(status):
             how = str(os.WEXITSTATUS(status))
         elif os.WTERMSIG(status) == signal.SIGALRM:

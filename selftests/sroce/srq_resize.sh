@@ -28,7 +28,7 @@ link_add $dev srqr0 || ktap_skip_all "rdma link add $dev failed"
 wait_until 5 v4_gid_index >/dev/null
 gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.99.0.1"
 
-out=$(cd "$here" && SROCE_DEV=$dev SROCE_GID_INDEX=$gid timeout 300 ./srq_resize 2>&1)
+out=$(cd "$here" && SROCE_DEV=$dev SROCE_GID_INDEX=$gid timeout 660 ./srq_resize 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 case $rc in
