@@ -26,7 +26,9 @@ top=${SROCE_TOP:-$(cd "$(dirname "$0")" && git rev-parse --show-toplevel 2>/dev/
 src=${SROCE_UPSTREAM_RDMA:-$top/build/upstream-rdma}
 [ -f "$src/rdma/Makefile" ] && [ -f "$src/kselftest/ktap_helpers.sh" ] ||
 	ktap_skip_all "no upstream rdma selftests in $src (tools/upstream/fetch-rdma-selftests)"
-command -v rping >/dev/null || ktap_skip_all "rping missing"
+for tool in rping ping ss; do
+	command -v $tool >/dev/null || ktap_skip_all "$tool missing (the upstream scripts use it)"
+done
 
 scripts=$(cd "$src/rdma" && ls rxe_*.sh)
 # shellcheck disable=SC2086 # one word per script
