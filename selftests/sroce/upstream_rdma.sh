@@ -10,6 +10,8 @@
 #   - loading, probing and unloading rdma_rxe become no-ops: sroce is
 #     loaded by the collection and stays loaded;
 #   - tun devices become dummy devices: sroce runs over Ethernet only;
+#   - the one-second wait for rping's server becomes a poll (up to 20 s)
+#     for its listening RDMA CM ID: a loaded TCG guest needs longer;
 #   - checks that UDP port 4791 is closed once the last link is gone do
 #     not apply: sroce holds the port in every namespace while it is
 #     loaded (that is how it keeps rdma_rxe out), so they are taken out;
@@ -57,6 +59,7 @@ adapt() {
 		-e 's/modinfo rdma_rxe/true/' \
 		-e 's/ "rdma_rxe"\)/)/; s/ rdma_rxe;/;/' \
 		-e 's/ip tuntap add mode tun ("?[$A-Za-z0-9_]+"?)/ip link add \1 type dummy/' \
+		-e 's/^sleep 1 # Allow server to bind$/for i in $(seq 200); do rdma resource show cm_id 2>\/dev\/null | grep -q LISTEN \&\& break; sleep 0.1; done/' \
 		-e 's/^([[:space:]]*)if (ip netns exec [^ ]+ )?ss (.*)\| *grep -q (.*); then$/\1if false; then # sroce holds the port while loaded: \2ss \3| grep -q \4/' \
 		"$src/rdma/$1"
 }
