@@ -615,6 +615,7 @@ struct sroce_fw_pkt {
  * @fault_tx_no_mem: SROCE_FW_FAULT_TX_NO_MEM's N (0: off)
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
+ * @speed_work: samples the link speed outside the netdev notifier
  * @sched: the port's transmit scheduler
  * @gid_lock: protects @gids
  * @gid_gen: bumped (release, under @gid_lock) whenever a slot of @gids
@@ -662,6 +663,7 @@ struct sroce_fw_dev {
 	struct work_struct event_irq_work;
 
 	struct sroce_fw_port port;
+	struct work_struct speed_work;
 	struct sroce_fw_sched sched;
 
 	spinlock_t gid_lock; /* protects gids */

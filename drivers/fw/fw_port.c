@@ -14,23 +14,51 @@
 /* Functions with armed events, walked by the notifier; protected by RTNL. */
 static LIST_HEAD(sroce_fw_devs);
 
-/* Caller holds RTNL. Return: true if the state seen by the driver changed. */
+/*
+ * The link speed, from ethtool. Not from the netdev notifier: since 6.15
+ * the core calls it with the device's instance lock held for devices
+ * whose ops take it (dummy, for one), and ethtool takes that lock again.
+ * Caller holds RTNL, in process context.
+ */
+static void sroce_fw_port_sample_speed(struct sroce_fw_dev *fw)
+{
+	struct ethtool_link_ksettings ks;
+	u32 speed = 0;
+
+	ASSERT_RTNL();
+	if (!__ethtool_get_link_ksettings(fw->ndev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN)
+		speed = ks.base.speed;
+	spin_lock(&fw->port.lock);
+	fw->port.speed_mbps = speed;
+	spin_unlock(&fw->port.lock);
+}
+
+/* A PHY change seen by the notifier: the speed is sampled from here. */
+static void sroce_fw_port_speed_work(struct work_struct *work)
+{
+	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
+					       speed_work);
+
+	rtnl_lock();
+	sroce_fw_port_sample_speed(fw);
+	rtnl_unlock();
+}
+
+/*
+ * State, MTU and MAC, which the notifier may read. Caller holds RTNL.
+ * Return: true if the state seen by the driver changed.
+ */
 static bool sroce_fw_port_sample(struct sroce_fw_dev *fw)
 {
 	struct net_device *ndev = fw->ndev;
 	struct sroce_fw_port *port = &fw->port;
-	struct ethtool_link_ksettings ks;
 	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
 	u8 state = up ? SROCE_PORT_ACTIVE : SROCE_PORT_DOWN;
 	u32 mtu = READ_ONCE(ndev->mtu);
-	u32 speed = 0;
 	bool changed;
 
 	ASSERT_RTNL();
-	if (!__ethtool_get_link_ksettings(ndev, &ks) &&
-	    ks.base.speed != SPEED_UNKNOWN)
-		speed = ks.base.speed;
-
 	spin_lock(&port->lock);
 	changed = port->state != state || port->netdev_mtu != mtu;
 	port->state = state;
@@ -42,7 +70,6 @@ static bool sroce_fw_port_sample(struct sroce_fw_dev *fw)
 		port->phys_state = SROCE_PORT_PHYS_DISABLED;
 	port->netdev_mtu = mtu;
 	port->active_mtu = sroce_active_ib_mtu(mtu);
-	port->speed_mbps = speed;
 	ether_addr_copy(port->mac, ndev->dev_addr);
 	spin_unlock(&port->lock);
 	return changed;
@@ -78,9 +105,13 @@ static int sroce_fw_netdev_event(struct notifier_block *nb,
 		return NOTIFY_DONE;
 	}
 
-	list_for_each_entry(fw, &sroce_fw_devs, node)
-		if (fw->ndev == ndev && sroce_fw_port_sample(fw))
+	list_for_each_entry(fw, &sroce_fw_devs, node) {
+		if (fw->ndev != ndev)
+			continue;
+		if (sroce_fw_port_sample(fw))
 			sroce_fw_port_report(fw);
+		queue_work(sroce_fw_wq, &fw->speed_work);
+	}
 	return NOTIFY_DONE;
 }
 
@@ -98,8 +129,10 @@ void sroce_fw_port_attach(struct sroce_fw_dev *fw)
 {
 	spin_lock_init(&fw->port.lock);
 	INIT_LIST_HEAD(&fw->node);
+	INIT_WORK(&fw->speed_work, sroce_fw_port_speed_work);
 	rtnl_lock();
 	sroce_fw_port_sample(fw);
+	sroce_fw_port_sample_speed(fw);
 	rtnl_unlock();
 }
 
@@ -117,6 +150,7 @@ void sroce_fw_port_arm(struct sroce_fw_dev *fw)
 		list_add_rcu(&fw->node, &sroce_fw_devs);
 		if (sroce_fw_port_sample(fw))
 			sroce_fw_port_report(fw);
+		sroce_fw_port_sample_speed(fw);
 	}
 	rtnl_unlock();
 }
@@ -133,6 +167,8 @@ void sroce_fw_port_detach(struct sroce_fw_dev *fw)
 	if (!list_empty(&fw->node))
 		list_del_rcu(&fw->node);
 	rtnl_unlock();
+	/* Off the list: nothing queues it again. */
+	cancel_work_sync(&fw->speed_work);
 	/* The receive path may still be looking at this function. */
 	synchronize_rcu();
 }
