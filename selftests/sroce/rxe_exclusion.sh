@@ -30,6 +30,21 @@ log_says() {
 	kmsg_since_start | grep -qF "$1"
 }
 
+# sroce_load_refused NAME: case NAME passes if loading sroce is refused
+# because UDP 4791 is taken (and unloads it if it loaded after all)
+sroce_load_refused() {
+	local out status
+
+	out=$(insmod "$SROCE_KO" 2>&1)
+	status=$?
+	if [ $status -ne 0 ] && grep -q "Address already in use" <<< "$out"; then
+		ktap_pass "$1"
+	else
+		ktap_fail "$1" "status $status: $out"
+		rmmod sroce 2>/dev/null
+	fi
+}
+
 # rxe_link_refused: an rdma_rxe device cannot be made on rxex0
 rxe_link_refused() {
 	if rdma link add rxex_t0 type rxe netdev rxex0 2>/dev/null; then
@@ -66,14 +81,7 @@ else
 	ktap_fail "rxe_device_made" "rdma link add type rxe failed"
 fi
 
-out=$(insmod "$SROCE_KO" 2>&1)
-status=$?
-if [ $status -ne 0 ] && grep -q "Address already in use" <<< "$out"; then
-	ktap_pass "sroce_refused_beside_rxe_device"
-else
-	ktap_fail "sroce_refused_beside_rxe_device" "status $status: $out"
-	rmmod sroce 2>/dev/null
-fi
+sroce_load_refused "sroce_refused_beside_rxe_device"
 ktap_check "sroce_refusal_explained_in_log" \
 	log_says "rdma_rxe (or another RoCE v2 stack) is loaded"
 
@@ -82,14 +90,7 @@ ktap_check "sroce_refusal_explained_in_log" \
 # the port in every namespace, so rdma_rxe cannot make a device.
 rdma link del rxex_d0
 if udp_port_bound; then
-	out=$(insmod "$SROCE_KO" 2>&1)
-	status=$?
-	if [ $status -ne 0 ] && grep -q "Address already in use" <<< "$out"; then
-		ktap_pass "sroce_refused_beside_port_holding_rxe"
-	else
-		ktap_fail "sroce_refused_beside_port_holding_rxe" "status $status: $out"
-		rmmod sroce 2>/dev/null
-	fi
+	sroce_load_refused "sroce_refused_beside_port_holding_rxe"
 	ktap_skip "rxe_device_refused_beside_sroce" "this rdma_rxe holds the port without devices"
 else
 	ktap_skip "sroce_refused_beside_port_holding_rxe" "this rdma_rxe holds no port without devices"
