@@ -6,7 +6,7 @@
 #   1. sroce loopback: server and client on sroce0 (over veth0), OOB 127.0.0.1
 #   2. sroce across namespaces: sroce0 on veth0 <-> sroce1 on veth1 in "b"
 #   2b. with --base-ko: 1 and 2 again with that module instead (an A/B of
-#      two sroce builds in one boot, their rounds alternating; a second
+#      two sroce builds in one boot, their rounds in ABBA order; a second
 #      table compares them)
 #   3. rdma_rxe loopback: sroce unloaded, rxe0 on veth0, OOB 127.0.0.1
 #   4. kernel TCP (iperf3) from the initial namespace to "b" over the veth
@@ -349,25 +349,31 @@ swap_to() {
 	timeout 60 rmmod sroce && insmod "$1"
 }
 
-# 1 and 2, and with a base module 2b: round r of this build, then round r
-# of the base, so that both see the same drift of a shared host.
+# 1 and 2, and with a base module 2b: the two builds alternate in ABBA
+# order (this build, base, base, this build, ...), so that both see the
+# same drift of a shared host, a linear one cancelling out. The module the
+# harness loaded is this build's.
 if [ -n "$base_ko" ]; then
-	log "1-2b/4 sroce loopback and netns, rounds alternating between this build ($SROCE_KO) and the base module $base_ko"
+	log "1-2b/4 sroce loopback and netns, rounds of this build ($SROCE_KO) and the base module $base_ko in ABBA order"
 else
 	log "1-2/4 sroce loopback (sroce0 <-> sroce0, 127.0.0.1) and netns (server sroce1 in $ns, client sroce0 -> $addr1)"
 fi
+loaded=sroce
 for r in $(seq "$reps"); do
-	if [ $r -gt 1 ] && [ -n "$base_ko" ] && ! swap_to "$SROCE_KO"; then
-		note_problem "could not swap this build back in for round $r"
-		break
-	fi
-	sroce_round sroce "$r" || break
-	[ -n "$base_ko" ] || continue
-	if ! swap_to "$base_ko"; then
-		note_problem "could not swap in the base module"
-		break
-	fi
-	sroce_round base "$r"
+	order=sroce
+	[ -z "$base_ko" ] || order=$([ $((r % 2)) = 1 ] && echo "sroce base" || echo "base sroce")
+	for cfg in $order; do
+		if [ "$cfg" != "$loaded" ]; then
+			ko=$SROCE_KO
+			[ "$cfg" = sroce ] || ko=$base_ko
+			if ! swap_to "$ko"; then
+				note_problem "could not load the $cfg module for round $r"
+				break 2
+			fi
+			loaded=$cfg
+		fi
+		sroce_round "$cfg" "$r" || break 2
+	done
 done
 
 log "3/4 rdma_rxe loopback"
