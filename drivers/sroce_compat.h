@@ -14,7 +14,10 @@
 #include <net/flow.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
+#include <rdma/rdma_user_rxe.h>
 #include <rdma/uverbs_ioctl.h>
+
+#include "sroce/fw_abi.h"
 
 #include "sroce_compat_config.h"
 
@@ -23,15 +26,59 @@
 #endif
 
 /*
- * The FLUSH access rights (6.2), which a QP may be given (rdma-core 56's
- * tests give them to every RC QP); none before.
+ * RDMA FLUSH (6.2): the access rights (QPs and regions carry the
+ * SROCE_ACCESS_FLUSH_* bits of the same values), the device capability,
+ * and the FLUSH fields of a send WQE. Before 6.2 there is no FLUSH: no
+ * right to grant and no WQE to read (a FLUSH WQE fails as an unknown
+ * opcode).
  */
-#ifdef SROCE_HAVE_ACCESS_FLUSH
+#ifdef SROCE_HAVE_RDMA_FLUSH
 #define SROCE_IB_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | \
 				 IB_ACCESS_FLUSH_PERSISTENT)
+#define SROCE_IB_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
+static_assert(IB_ACCESS_FLUSH_GLOBAL == SROCE_ACCESS_FLUSH_GLOBAL);
+static_assert(IB_ACCESS_FLUSH_PERSISTENT == SROCE_ACCESS_FLUSH_PERSISTENT);
 #else
 #define SROCE_IB_ACCESS_FLUSH	0
+#define SROCE_IB_DEVICE_FLUSH_GLOBAL	0
 #endif
+
+/**
+ * struct sroce_wqe_flush - the FLUSH fields of a send WQE's work request
+ * @va: first byte to flush (selectivity "range")
+ * @rkey: the remote region
+ * @type: placement type, IB_FLUSH_GLOBAL / IB_FLUSH_PERSISTENT bits
+ * @level: selectivity, IB_FLUSH_RANGE or IB_FLUSH_MR
+ */
+struct sroce_wqe_flush {
+	u64 va;
+	u32 rkey;
+	u8 type;
+	u8 level;
+};
+
+/**
+ * sroce_wqe_flush() - read the FLUSH fields of a (private) send WQE
+ * @wr: the work request
+ * @out: the fields
+ *
+ * Return: false if these headers know no FLUSH.
+ */
+static inline bool sroce_wqe_flush(const struct rxe_send_wr *wr,
+				   struct sroce_wqe_flush *out)
+{
+#ifdef SROCE_HAVE_RDMA_FLUSH
+	*out = (struct sroce_wqe_flush){
+		.va = wr->wr.flush.remote_addr,
+		.rkey = wr->wr.flush.rkey,
+		.type = wr->wr.flush.type,
+		.level = wr->wr.flush.level,
+	};
+	return true;
+#else
+	return false;
+#endif
+}
 
 /*
  * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the

@@ -267,13 +267,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	a->dest_qpn = cpu_to_le32(attr->dest_qp_num);
 	a->sq_psn = cpu_to_le32(attr->sq_psn);
 	a->rq_psn = cpu_to_le32(attr->rq_psn);
-	/*
-	 * The FLUSH rights grant an operation the device does not implement
-	 * (a FLUSH request is answered as an unsupported one): accepted and
-	 * dropped, as ConnectX does; any other unknown right is refused.
-	 */
-	a->access_flags = cpu_to_le32(attr->qp_access_flags &
-				      ~SROCE_IB_ACCESS_FLUSH);
+	/* The IB_ACCESS_* values are the firmware's; it refuses the rest. */
+	a->access_flags = cpu_to_le32(attr->qp_access_flags);
 	if (mask & IB_QP_AV) {
 		err = sroce_av_from_ah(&attr->ah_attr, &a->av);
 		if (err)

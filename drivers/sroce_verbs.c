@@ -91,6 +91,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_SRQ_RESIZE)
 		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
+	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_FLUSH_GLOBAL)
+		attr->device_cap_flags |= SROCE_IB_DEVICE_FLUSH_GLOBAL;
 	if (le32_to_cpu(c->caps) & SROCE_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* `rdma link del` may remove the device. */

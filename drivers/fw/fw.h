@@ -153,9 +153,6 @@ struct sroce_fw_sq_track {
 	u32 asked_end;
 };
 
-/* Remote access rights a QP may grant (IB_ACCESS_* values). */
-#define SROCE_QP_ACCESS_ALL		0xf	/* LOCAL_WRITE..REMOTE_ATOMIC */
-
 /**
  * struct sroce_fw_srq - shared receive queue context
  * @srqn: SRQ number
@@ -223,7 +220,8 @@ struct sroce_fw_sched {
  * @next_psn: next response to send; last_psn + 1 once all are sent
  * @answered: every response was sent once; a repeat being answered
  *	      again does not keep the resource from being reused
- * @opcode: SROCE_OP_READ_REQ, SROCE_OP_CMP_SWAP or SROCE_OP_FETCH_ADD
+ * @opcode: SROCE_OP_READ_REQ, SROCE_OP_CMP_SWAP, SROCE_OP_FETCH_ADD or
+ *	    SROCE_OP_FLUSH (answered like a READ of no bytes)
  * @msn: the MSN the responses carry
  * @rkey: READ: the key checked when the request was accepted
  * @va: READ: first byte
@@ -442,11 +440,27 @@ struct sroce_fw_qp {
 };
 
 /*
- * RDMA ATOMIC WRITE (IBA 1.5): the uverbs work request and completion
- * opcodes librxe uses; kernel 6.1's headers do not name them.
+ * RDMA FLUSH and ATOMIC WRITE (IBA 1.5): the uverbs work request and
+ * completion opcodes librxe uses; kernel 6.1's headers do not name them.
  */
+#define SROCE_FW_WR_RDMA_FLUSH		14
+#define SROCE_FW_WC_RDMA_FLUSH		8
 #define SROCE_FW_WR_ATOMIC_WRITE	15
 #define SROCE_FW_WC_ATOMIC_WRITE	9
+
+/*
+ * Work requests answered by the responder in kind rather than by an ACK
+ * (READ responses, ATOMIC ACKNOWLEDGE, a FLUSH's empty READ response):
+ * each holds one of the responder's max_rd_atomic resources, completes
+ * only with its response, and a fence waits for it.
+ */
+static inline bool sroce_fw_wr_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ ||
+	       wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       wr_opcode == SROCE_FW_WR_RDMA_FLUSH;
+}
 
 /* Memory windows, in the region table next to enum sroce_mr_type. */
 #define SROCE_FW_MW_TYPE1	0x11
@@ -789,6 +803,8 @@ u16 sroce_fw_cmd_dereg_mr(struct sroce_fw_dev *fw, const void *req,
 struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 				       u32 pdn, u32 qpn, u32 access, u64 iova,
 				       u64 len);
+struct sroce_fw_mr *sroce_fw_mr_lookup_whole(struct sroce_fw_dev *fw, u32 key,
+					     u32 pdn, u32 qpn, u32 access);
 u32 sroce_fw_fast_reg(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      const struct sroce_fast_reg_wr *wr);
 int sroce_fw_invalidate(struct sroce_fw_dev *fw, u32 pdn, u32 qpn, u32 key,

@@ -8,8 +8,9 @@
  *
  * READ responses are placed into the READ WQE's buffers in PSN order and
  * complete it with the last one; an ATOMIC ACKNOWLEDGE brings the original
- * value. Both acknowledge every WQE before theirs. The transport timer
- * resends when nothing comes back, retry_cnt times.
+ * value; an empty READ response completes a FLUSH. Each acknowledges every
+ * WQE before theirs. The transport timer resends when nothing comes back,
+ * retry_cnt times.
  */
 #include <rdma/ib_verbs.h>
 
@@ -40,8 +41,8 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
 		return;
 	if (!sroce_psn_in_range(psn, t->first_psn, t->last_psn) ||
-	    t->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	    (sroce_fw_wr_is_rd_atomic(t->opcode) &&
+	     t->opcode != IB_WR_RDMA_READ))
 		psn = t->first_psn;
 	qp->sq_next = qp->sq_cons;
 	qp->sq_next_off = (u64)sroce_psn_diff(psn, t->first_psn) *
@@ -158,9 +159,7 @@ void sroce_fw_rnr_timer(struct timer_list *t)
 
 static bool sroce_fw_is_rd_atomic(const struct sroce_fw_sq_track *t)
 {
-	return t->opcode == IB_WR_RDMA_READ ||
-	       t->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	return sroce_fw_wr_is_rd_atomic(t->opcode);
 }
 
 /*
@@ -207,9 +206,11 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 					struct sroce_fw_pkt *pkt)
 {
 	const struct sroce_roce_info *info = &pkt->info;
-	struct sroce_fw_sq_track *t;
+	bool empty_only = info->opcode == SROCE_OP_READ_RESP_ONLY &&
+			  !info->payload_len;
 	bool atomic = info->opcode == SROCE_OP_ATOMIC_ACK;
-	bool is_read;
+	struct sroce_fw_sq_track *t;
+	bool kind_ok, flush;
 	u64 off, orig;
 	int err;
 
@@ -222,9 +223,28 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
 		return;
 	t = &qp->track[qp->sq_cons];
-	is_read = t->opcode == IB_WR_RDMA_READ;
-	if (is_read == atomic ||
-	    sroce_psn_before(info->psn, t->first_psn) ||
+	/*
+	 * rdma_rxe answers an ATOMIC WRITE with an empty READ response rather
+	 * than an ACK (sroce's responder ACKs it): it acknowledges the WQE.
+	 */
+	if (t->opcode == SROCE_FW_WR_ATOMIC_WRITE && empty_only &&
+	    info->psn == t->first_psn) {
+		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
+		if (sroce_psn_after(sroce_psn_add(info->psn, 1), qp->una_psn))
+			qp->una_psn = sroce_psn_add(info->psn, 1);
+		sroce_fw_progress(qp);
+		if (sroce_fw_req_waiting(qp))
+			pkt->ready_qp = qp;
+		return;
+	}
+	/* A FLUSH is answered by an empty READ RESPONSE ONLY (IBA 1.5 A19). */
+	flush = t->opcode == SROCE_FW_WR_RDMA_FLUSH;
+	if (atomic)
+		kind_ok = t->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+			  t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	else
+		kind_ok = t->opcode == IB_WR_RDMA_READ || (flush && empty_only);
+	if (!kind_ok || sroce_psn_before(info->psn, t->first_psn) ||
 	    sroce_psn_after(info->psn, t->last_psn))
 		return;		/* stale or not ours */
 	if (sroce_psn_before(qp->comp_psn, t->first_psn) ||
@@ -239,6 +259,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	       BIT(qp->sq_log2_elem));
 	if (qp->swqe->dma.num_sge > qp->max_send_sge) {
 		err = -EINVAL;
+	} else if (flush) {
+		err = 0;	/* nothing comes back but the answer */
 	} else if (atomic) {
 		orig = sroce_atmack_orig(pkt->hdr + info->off[SROCE_EXT_ATMACK]);
 		err = sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,

@@ -292,6 +292,31 @@ struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 }
 
 /**
+ * sroce_fw_mr_lookup_whole() - sroce_fw_mr_lookup() for all of the range
+ * of the region or window a key names
+ * @fw: the function
+ * @key: rkey from a packet
+ * @pdn: protection domain of the QP making the access
+ * @qpn: the QP making the access
+ * @access: SROCE_ACCESS_* rights the access needs
+ *
+ * For an RDMA FLUSH of a whole region, which names no range.
+ *
+ * Context: caller holds rcu_read_lock() for as long as it uses the region.
+ * Return: the state checked, or NULL.
+ */
+struct sroce_fw_mr *sroce_fw_mr_lookup_whole(struct sroce_fw_dev *fw, u32 key,
+					     u32 pdn, u32 qpn, u32 access)
+{
+	struct sroce_fw_mr *mr = sroce_fw_mr_state(fw, key);
+
+	if (!mr)
+		return NULL;
+	return sroce_fw_mr_lookup(fw, key, pdn, qpn, access, mr->iova,
+				  mr->length);
+}
+
+/**
  * sroce_fw_fast_reg() - execute a fast-registration work request
  * @fw: the function
  * @qp: the QP that posted it (kernel QPs only)

@@ -216,7 +216,8 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->abi_minor = cpu_to_le16(SROCE_FW_ABI_MINOR);
 	r->caps = cpu_to_le32(SROCE_DEV_CAP_ROCE_V1 | SROCE_DEV_CAP_ROCE_V2 |
 			      SROCE_DEV_CAP_ATOMIC | SROCE_DEV_CAP_FAST_REG |
-			      SROCE_DEV_CAP_MW | SROCE_DEV_CAP_SRQ_RESIZE);
+			      SROCE_DEV_CAP_MW | SROCE_DEV_CAP_SRQ_RESIZE |
+			      SROCE_DEV_CAP_FLUSH_GLOBAL);
 	r->fw_version = cpu_to_le64((u64)SROCE_FW_VERSION_MAJOR << 32 |
 				    SROCE_FW_VERSION_MINOR << 16 |
 				    SROCE_FW_VERSION_PATCH);

@@ -100,6 +100,9 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	case SROCE_FW_WR_ATOMIC_WRITE:
 		wc.opcode = SROCE_FW_WC_ATOMIC_WRITE;
 		break;
+	case SROCE_FW_WR_RDMA_FLUSH:
+		wc.opcode = SROCE_FW_WC_RDMA_FLUSH;
+		break;
 	default:
 		wc.opcode = IB_WC_SEND;
 		break;
@@ -333,7 +336,37 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 #define SROCE_FW_WINDOW_FULL	0xffff
 
 /*
- * Send an RDMA READ request or an atomic: one packet, answered in kind.
+ * The FLUSH request of the WQE: FETH and RETH (IBA 1.5 A19.4). librxe
+ * puts the length in the WQE's dma.length, as for data, not in the work
+ * request's flush.length, which it leaves 0. With the selectivity "whole
+ * region" the range is the region's, the RETH's address and length
+ * ignored.
+ */
+static u32 sroce_fw_flush_fields(const struct rxe_send_wqe *wqe,
+				 struct sroce_roce_fields *f)
+{
+	struct sroce_wqe_flush fl;
+
+	if (!sroce_wqe_flush(&wqe->wr, &fl))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (!fl.type ||
+	    (fl.type & ~(SROCE_FETH_PLT_GLOBAL | SROCE_FETH_PLT_PERSISTENT)) ||
+	    (fl.level != SROCE_FETH_SEL_RANGE &&
+	     fl.level != SROCE_FETH_SEL_REGION))
+		return IB_WC_LOC_QP_OP_ERR;
+	f->opcode = SROCE_OP_FLUSH;
+	f->feth = fl.type | fl.level << SROCE_FETH_SEL_SHIFT;
+	f->reth_rkey = fl.rkey;
+	if (fl.level == SROCE_FETH_SEL_RANGE) {
+		f->reth_va = fl.va;
+		f->reth_len = wqe->dma.length;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Send an RDMA READ request, an atomic or a FLUSH: one packet, answered
+ * in kind.
  *
  * A READ asks for at most what the send window has room for: the
  * responder has no acknowledgments to pace its responses by, so the
@@ -385,6 +418,13 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 		f.reth_va = wqe->wr.wr.rdma.remote_addr + off;
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
 		f.reth_len = part;
+	} else if (wqe->wr.opcode == SROCE_FW_WR_RDMA_FLUSH) {
+		u32 status = sroce_fw_flush_fields(wqe, &f);
+
+		if (status)
+			return status;
+		/* The completion's byte count is the length, as rdma_rxe's. */
+		len = wqe->dma.length;
 	} else {
 		/* An atomic reads and writes exactly 8 bytes locally. */
 		if (len != sizeof(u64))
@@ -454,6 +494,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		break;
 	case IB_WR_SEND_WITH_INV:
 	case SROCE_FW_WR_ATOMIC_WRITE:
+	case SROCE_FW_WR_RDMA_FLUSH:
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
@@ -478,9 +519,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/* A fenced WQE waits for every READ and atomic before it. */
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
 		return SROCE_FW_WINDOW_FULL;
-	if (wqe->wr.opcode == IB_WR_RDMA_READ ||
-	    wqe->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	if (sroce_fw_wr_is_rd_atomic(wqe->wr.opcode))
 		return sroce_fw_send_rd_atomic(fw, qp, &path, len, pmtu);
 
 	if (!off) {

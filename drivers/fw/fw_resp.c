@@ -5,13 +5,14 @@
  * copied and validated first, exactly as on the send side.
  *
  * Implemented: UD (and GSI) receives; RC and UC SEND and RDMA WRITE
- * requests (with immediate); RC RDMA READ and atomics, recorded in a ring
- * of max_dest_rd_atomic resources whose responses the egress stage
- * (fw_tx.c) sends, and sends again from there for a repeated request
- * (never executed twice); RC sequence checking, acknowledgment, sequence
- * NAKs, RNR NAKs and NAKs for bad requests and access errors, owed here
- * and sent by the egress stage. Responses to our own requests go to the
- * completer (fw_comp.c). Nothing here sends.
+ * requests (with immediate); RC RDMA READ, atomics and FLUSH (answered
+ * by an empty READ response), recorded in a ring of max_dest_rd_atomic
+ * resources whose responses the egress stage (fw_tx.c) sends, and sends
+ * again from there for a repeated request (never executed twice); RC
+ * sequence checking, acknowledgment, sequence NAKs, RNR NAKs and NAKs for
+ * bad requests and access errors, owed here and sent by the egress stage.
+ * Responses to our own requests go to the completer (fw_comp.c). Nothing
+ * here sends.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -386,11 +387,6 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 /* Serializes responder atomics of every function (IB_ATOMIC_HCA). */
 static DEFINE_SPINLOCK(sroce_fw_atomic_lock);
 
-static bool sroce_fw_is_read(u8 opcode)
-{
-	return opcode == SROCE_OP_READ_REQ;
-}
-
 static bool sroce_fw_res_done(const struct sroce_fw_rd_res *r)
 {
 	return sroce_psn_after(r->next_psn, r->last_psn);
@@ -539,7 +535,66 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
- * A repeated READ or atomic: answer it again from its resources, from
+ * Execute an RDMA FLUSH (IBA 1.5 A19) and record it: every request before
+ * it was placed in PSN order by the CPU, and a write barrier makes that
+ * globally visible before its response can leave. Persistence needs a
+ * region with the right, which no region has (fw_abi.h). Return: 0 or the
+ * NAK syndrome.
+ */
+static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    const struct sroce_fw_pkt *pkt)
+{
+	const u8 *reth = pkt->hdr + pkt->info.off[SROCE_EXT_RETH];
+	u32 feth = sroce_feth(pkt->hdr + pkt->info.off[SROCE_EXT_FETH]);
+	u32 type = feth & SROCE_FETH_PLT_MASK, access = 0;
+	u32 level = (feth & SROCE_FETH_SEL_MASK) >> SROCE_FETH_SEL_SHIFT;
+	u32 rkey = sroce_reth_rkey(reth);
+	struct sroce_fw_rd_res *r;
+	bool ok;
+
+	if (type & SROCE_FETH_PLT_GLOBAL)
+		access |= SROCE_ACCESS_FLUSH_GLOBAL;
+	if (type & SROCE_FETH_PLT_PERSISTENT)
+		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	/* A type or a selectivity the IBA does not define is invalid. */
+	if (!access ||
+	    (type & ~(SROCE_FETH_PLT_GLOBAL | SROCE_FETH_PLT_PERSISTENT)) ||
+	    (level != SROCE_FETH_SEL_RANGE && level != SROCE_FETH_SEL_REGION))
+		return SROCE_SYN_NAK_INV_REQ;
+	if ((le32_to_cpu(qp->attr.access_flags) & access) != access)
+		return SROCE_SYN_NAK_REM_ACCESS;
+	r = sroce_fw_res_new(qp);
+	if (!r)
+		return SROCE_SYN_NAK_INV_REQ;
+	rcu_read_lock();
+	if (level == SROCE_FETH_SEL_REGION)
+		ok = sroce_fw_mr_lookup_whole(fw, rkey, qp->pdn, qp->qpn,
+					      access);
+	else
+		ok = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn, access,
+					sroce_reth_va(reth),
+					sroce_reth_len(reth));
+	rcu_read_unlock();
+	if (!ok) {
+		sroce_fw_res_unnew(qp);
+		return SROCE_SYN_NAK_REM_ACCESS;
+	}
+	/* What was placed is visible before the response says it is. */
+	wmb();
+
+	qp->msn = (qp->msn + 1) & 0xffffff;
+	*r = (struct sroce_fw_rd_res){
+		.first_psn = pkt->info.psn,
+		.last_psn = pkt->info.psn,
+		.next_psn = pkt->info.psn,
+		.opcode = SROCE_OP_FLUSH,
+		.msn = qp->msn,
+	};
+	return 0;
+}
+
+/*
+ * A repeated READ, atomic or FLUSH: answer it again from its resources, from
  * the PSN it names (a READ is asked again only for what did not arrive,
  * and such a request may span several earlier ones), without executing
  * anything. What is sent again is the resources' own, checked when they
@@ -569,9 +624,8 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 		if (!found) {
 			if (!sroce_psn_in_range(psn, r->first_psn, r->last_psn))
 				continue;
-			/* A repeat of another kind of request is forged. */
-			if (sroce_fw_is_read(r->opcode) !=
-			    sroce_fw_is_read(pkt->info.opcode))
+			/* A repeat of another request is forged. */
+			if (r->opcode != pkt->info.opcode)
 				return false;
 			if (r->opcode != SROCE_OP_READ_REQ)
 				psn = r->first_psn;
@@ -592,7 +646,7 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 	return found;
 }
 
-/* RC READ and atomic requests. Caller holds qp->lock. */
+/* RC READ, atomic and FLUSH requests. Caller holds qp->lock. */
 static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp,
 				    struct sroce_fw_pkt *pkt)
@@ -622,6 +676,8 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 	} else if (pkt->info.opcode == SROCE_OP_READ_REQ) {
 		sroce_fw_count(fw, SROCE_STAT_RX_READ_REQ);
 		syndrome = sroce_fw_take_read(fw, qp, pkt, &npkts);
+	} else if (pkt->info.opcode == SROCE_OP_FLUSH) {
+		syndrome = sroce_fw_do_flush(fw, qp, pkt);
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
 		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
@@ -833,7 +889,8 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			return false;
 		}
 		routed = true;
-		if (r->opcode != SROCE_OP_READ_REQ) {
+		if (r->opcode == SROCE_OP_CMP_SWAP ||
+		    r->opcode == SROCE_OP_FETCH_ADD) {
 			sroce_fw_res_send_atomic(fw, qp, r, &path, &budget);
 		} else if (sroce_fw_res_send_read(fw, qp, r, &path, &budget)) {
 			sroce_fw_resp_fatal(fw, qp, r->next_psn,
@@ -926,7 +983,8 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	if (rc && (info->opcode == SROCE_OP_READ_REQ ||
 		   info->opcode == SROCE_OP_CMP_SWAP ||
-		   info->opcode == SROCE_OP_FETCH_ADD)) {
+		   info->opcode == SROCE_OP_FETCH_ADD ||
+		   info->opcode == SROCE_OP_FLUSH)) {
 		spin_lock_bh(&qp->lock);
 		if (sroce_fw_qp_receives(qp))
 			sroce_fw_recv_rd_atomic(fw, qp, pkt);

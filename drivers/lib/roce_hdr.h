@@ -517,6 +517,11 @@ static inline void sroce_deth_set_sqp(u8 *h, u32 sqp)
 #define SROCE_FETH_PLT_MASK		0x0000000fU
 #define SROCE_FETH_SEL_MASK		0x00000030U
 #define SROCE_FETH_SEL_SHIFT		4
+/* Placement types (bits) and selectivity levels (IBA 1.5 A19). */
+#define SROCE_FETH_PLT_GLOBAL		0x1
+#define SROCE_FETH_PLT_PERSISTENT	0x2
+#define SROCE_FETH_SEL_RANGE		0
+#define SROCE_FETH_SEL_REGION		1
 
 static inline u32 sroce_feth(const u8 *h)
 {

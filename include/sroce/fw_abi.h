@@ -25,7 +25,7 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-#define SROCE_FW_ABI_MINOR		2	/* 2: RESIZE_SRQ */
+#define SROCE_FW_ABI_MINOR		3	/* 2: RESIZE_SRQ, 3: RDMA FLUSH */
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -198,6 +198,7 @@ struct sroce_cmd_completion {
 #define SROCE_DEV_CAP_FAST_REG		0x8	/* fast registration, invalidate */
 #define SROCE_DEV_CAP_MW		0x10	/* memory windows type 1 and 2 */
 #define SROCE_DEV_CAP_SRQ_RESIZE	0x20	/* RESIZE_SRQ */
+#define SROCE_DEV_CAP_FLUSH_GLOBAL	0x40	/* RDMA FLUSH, global visibility */
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
@@ -462,7 +463,7 @@ struct sroce_qp_attr {
 	__le32 dest_qpn;
 	__le32 sq_psn;
 	__le32 rq_psn;
-	__le32 access_flags;		/* IB_ACCESS_REMOTE_* bits */
+	__le32 access_flags;		/* SROCE_QP_ACCESS_ALL bits */
 	struct sroce_av av;
 };
 
@@ -513,7 +514,17 @@ enum sroce_mr_type {
 #define SROCE_ACCESS_REMOTE_READ	0x4
 #define SROCE_ACCESS_REMOTE_ATOMIC	0x8
 #define SROCE_ACCESS_MW_BIND		0x10
-#define SROCE_ACCESS_ALL		0x1f
+/*
+ * RDMA FLUSH (IBA 1.5 A19) of the global-visibility and persistence types.
+ * A region cannot carry the persistence right: the firmware has no
+ * persistent memory to make data durable in. A QP can: it only admits the
+ * request, which the region then refuses.
+ */
+#define SROCE_ACCESS_FLUSH_GLOBAL	0x100
+#define SROCE_ACCESS_FLUSH_PERSISTENT	0x200
+#define SROCE_ACCESS_ALL		0x11f
+/* The rights a QP admits: LOCAL_WRITE..REMOTE_ATOMIC and both FLUSH. */
+#define SROCE_QP_ACCESS_ALL		0x30f
 
 struct sroce_reg_mr_req {
 	__le64 iova;

@@ -163,7 +163,6 @@ run_suite() {
 known_gap() {
 	case $1 in
 	test_odp.*) echo "on-demand paging (ODP) is not implemented" ;;
-	test_qpex.QpExTestCase.test_qp_ex_rc_flush*) echo "RDMA FLUSH is not implemented" ;;
 	esac
 }
 
