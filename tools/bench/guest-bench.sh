@@ -539,21 +539,35 @@ raw() {
 	fi
 }
 
+# rank_p A B: the rank-sum test's p of the repetitions of A and B for a row
+rank_p() {
+	python3 "$(dirname "$0")/rank_test.py" "${vals[$1]:-}" "${vals[$2]:-}" \
+		2>/dev/null || echo -
+}
+
 # The A/B table: this build against the base module, same boot.
 ab_table() {
 	local r
 	printf '\n%s\n' "A/B: this build against the base module $base_ko"
-	printf '%-24s %-6s %10s %10s %8s %11s %11s %8s\n' test unit "sroce lo" \
-		"base lo" "lo/base" "sroce netns" "base netns" "ns/base"
-	printf '%s\n' "$(printf '%.0s-' {1..95})"
+	printf '%-24s %-6s %9s %9s %7s %5s %9s %9s %7s %5s\n' test unit \
+		"sroce lo" "base lo" lo/base p "sroce ns" "base ns" ns/base p
+	printf '%s\n' "$(printf '%.0s-' {1..97})"
 	for r in "${rows[@]}"; do
-		printf '%-24s %-6s %10s %10s %8s %11s %11s %8s\n' "$(label "$r")" \
-			"$(unit "$r")" "$(cell sroce_lo "$r")" "$(cell base_lo "$r")" \
+		printf '%-24s %-6s %9s %9s %7s %5s %9s %9s %7s %5s\n' \
+			"$(label "$r")" "$(unit "$r")" \
+			"$(cell sroce_lo "$r")" "$(cell base_lo "$r")" \
 			"$(ratio "${med[sroce_lo,$r]:-}" "${med[base_lo,$r]:-}")" \
+			"$(rank_p "sroce_lo,$r" "base_lo,$r")" \
 			"$(cell sroce_ns "$r")" "$(cell base_ns "$r")" \
-			"$(ratio "${med[sroce_ns,$r]:-}" "${med[base_ns,$r]:-}")"
+			"$(ratio "${med[sroce_ns,$r]:-}" "${med[base_ns,$r]:-}")" \
+			"$(rank_p "sroce_ns,$r" "base_ns,$r")"
 	done
-	echo "x/base: bandwidth rows >1 and latency rows <1 mean this build is faster."
+	cat <<EOF
+x/base: bandwidth rows >1 and latency rows <1 mean this build is faster.
+p: two-sided exact Wilcoxon rank-sum test (tools/bench/rank_test.py) of
+  the two builds' repetitions; a ratio whose p is above 0.05 is within
+  this run's noise.
+EOF
 }
 
 echo
