@@ -22,9 +22,11 @@
 #                         backports' 6.12 (make check-smoke: the quick
 #                         subset) and make check-interop (sroce vs
 #                         rdma_rxe, two guests)
-#   make check-full       make check, then the collection on 6.12 and smoke
-#                         runs on Debian 13's 6.12 and sid's 7.x (longer
-#                         than CI's hour)
+#   make check-full       make check, then the collection on 6.12, smoke
+#                         runs on Debian 13's 6.12 and sid's 7.x and the
+#                         package run on 6.1 and 7.x (longer than CI's hour)
+#   make check-package    the sroce-dkms package in a guest: install (DKMS
+#                         build), autoload, traffic, purge (PACKAGE_KVER)
 #   make upstream-rdma    fetch upstream's rdma_rxe selftests (from Debian's
 #                         newest linux-source-7.*) for upstream_rdma.sh
 #   make demo             install what is missing, boot a guest and show
@@ -82,7 +84,7 @@ RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
 .PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
-	check-interop check-smoke check-full compat-table demo demo-run dkms-build clean
+	check-interop check-smoke check-package check-full compat-table demo demo-run dkms-build clean
 
 all: module
 
@@ -94,7 +96,9 @@ ifneq ($(ROOT_SUITE),)
 else
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR)" >&2; exit 1; }
 	@mkdir -p $(OBJDIR)
-	@cd $(OBJDIR) && cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include .
+	@# A link farm of the tree; files removed since the last build dangle.
+	@cd $(OBJDIR) && cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include . && \
+		find drivers include -xtype l -delete
 	$(MAKE) -C $(KDIR) M=$(OBJDIR) modules
 	@echo "built $(OBJDIR)/sroce.ko"
 endif
@@ -224,14 +228,30 @@ check: deps
 	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
 		"(make compat-table copies it to Documentation/)"
 
+# The sroce-dkms package's life in a guest of PACKAGE_KVER (default: the 6.1
+# kernel): install (DKMS builds the module), autoload on rdma link add,
+# traffic, purge (tools/deb/package-test.sh). DKMS's build under TCG takes
+# minutes per kernel.
+PACKAGE_KVER ?= $(KVER_61)
+check-package: deb
+	@test -n "$(PACKAGE_KVER)" || { echo "no kernel for the package run" >&2; exit 1; }
+	rm -rf $(RESULTS)/package-$(PACKAGE_KVER) && mkdir -p $(RESULTS)/package-$(PACKAGE_KVER)
+	$(VM) -k $(PACKAGE_KVER) --no-load -t 2400 \
+		--out $(RESULTS)/package-$(PACKAGE_KVER) \
+		-- $(TOP)/tools/deb/package-test.sh $$(ls $(BUILD)/deb/sroce-dkms_*.deb)
+
 # make check, then what does not fit in CI's hour: the collection on 6.12,
-# smoke runs on the other suites' kernels.
+# smoke runs on the other suites' kernels, the package on 6.1 and the
+# newest 7.x.
 check-full: check
 	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
 	@set -e; for s in $(SMOKE_SUITES); do \
 		$(MAKE) --no-print-directory check-smoke \
 			SMOKE_KVER=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
 	done
+	@$(MAKE) --no-print-directory check-package PACKAGE_KVER=$(KVER_61)
+	@$(MAKE) --no-print-directory check-package \
+		PACKAGE_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))
 	@echo "== make check-full: all stages passed"
 
 # Written aside first: truncating the tracked file would make the commit the
