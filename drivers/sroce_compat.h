@@ -26,20 +26,17 @@
 #endif
 
 /*
- * RDMA FLUSH (6.2): the access rights (QPs and regions carry the
+ * RDMA FLUSH (6.2): the access rights (QPs and regions carry them as the
  * SROCE_ACCESS_FLUSH_* bits of the same values), the device capability,
  * and the FLUSH fields of a send WQE. Before 6.2 there is no FLUSH: no
  * right to grant and no WQE to read (a FLUSH WQE fails as an unknown
  * opcode).
  */
 #ifdef SROCE_HAVE_RDMA_FLUSH
-#define SROCE_IB_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | \
-				 IB_ACCESS_FLUSH_PERSISTENT)
 #define SROCE_IB_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
 static_assert(IB_ACCESS_FLUSH_GLOBAL == SROCE_ACCESS_FLUSH_GLOBAL);
 static_assert(IB_ACCESS_FLUSH_PERSISTENT == SROCE_ACCESS_FLUSH_PERSISTENT);
 #else
-#define SROCE_IB_ACCESS_FLUSH	0
 #define SROCE_IB_DEVICE_FLUSH_GLOBAL	0
 #endif
 

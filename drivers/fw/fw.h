@@ -803,8 +803,8 @@ u16 sroce_fw_cmd_dereg_mr(struct sroce_fw_dev *fw, const void *req,
 struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 				       u32 pdn, u32 qpn, u32 access, u64 iova,
 				       u64 len);
-struct sroce_fw_mr *sroce_fw_mr_lookup_whole(struct sroce_fw_dev *fw, u32 key,
-					     u32 pdn, u32 qpn, u32 access);
+struct sroce_fw_mr *sroce_fw_region_whole(struct sroce_fw_dev *fw, u32 key,
+					  u32 pdn, u32 access);
 u32 sroce_fw_fast_reg(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      const struct sroce_fast_reg_wr *wr);
 int sroce_fw_invalidate(struct sroce_fw_dev *fw, u32 pdn, u32 qpn, u32 key,

@@ -50,7 +50,7 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->next_psn = psn;
 	qp->una_psn = psn;
 	qp->comp_psn = psn;
-	/* Every READ and atomic from here on is sent, and counted, again. */
+	/* Every READ, atomic, FLUSH from here on is sent, and counted, again. */
 	qp->rd_atomic_out = 0;
 }
 
@@ -157,15 +157,11 @@ void sroce_fw_rnr_timer(struct timer_list *t)
 	sroce_fw_ring_sq(qp->fw, qp);
 }
 
-static bool sroce_fw_is_rd_atomic(const struct sroce_fw_sq_track *t)
-{
-	return sroce_fw_wr_is_rd_atomic(t->opcode);
-}
-
 /*
- * Retire WQEs whose last packet is at or before @psn. READs and atomics
- * only complete with their responses: an ACK beyond one whose response is
- * missing means the response was lost, so send again from there.
+ * Retire WQEs whose last packet is at or before @psn. READs, atomics and
+ * FLUSHes only complete with their responses: an ACK beyond one whose
+ * response is missing means the response was lost, so send again from
+ * there.
  * Return: true if it rewound; the caller must then leave una_psn and
  * next_psn where the rewind put them.
  */
@@ -177,7 +173,7 @@ static bool sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before_eq(qp->track[qp->sq_cons].last_psn, psn)) {
-		if (sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons]))
+		if (sroce_fw_wr_is_rd_atomic(qp->track[qp->sq_cons].opcode))
 			goto rewind;
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	}
@@ -188,7 +184,8 @@ static bool sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	 */
 	t = &qp->track[qp->sq_cons];
 	if ((qp->sq_cons == qp->sq_next && !qp->sq_next_off) ||
-	    !sroce_fw_is_rd_atomic(t) || sroce_psn_before(psn, t->first_psn))
+	    !sroce_fw_wr_is_rd_atomic(t->opcode) ||
+	    sroce_psn_before(psn, t->first_psn))
 		return false;
 	comp = sroce_psn_in_range(qp->comp_psn, t->first_psn, t->last_psn) ?
 	       qp->comp_psn : t->first_psn;
@@ -198,6 +195,38 @@ rewind:
 	sroce_fw_rewind(fw, qp, qp->comp_psn);
 	sroce_fw_sched_add(fw, qp);
 	return true;
+}
+
+/*
+ * Place what a READ response or an ATOMIC ACKNOWLEDGE brings into the
+ * buffers of the WQE at sq_cons, whose SGEs are read again from the ring
+ * and checked again. Return: 0 or -errno. Caller holds qp->lock.
+ */
+static int sroce_fw_place_response(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp,
+				   const struct sroce_fw_sq_track *t,
+				   const struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	u64 off, orig;
+
+	memcpy(qp->swqe, sroce_ring_slot(qp->sq, qp->sq_cons, qp->sq_mask,
+					 qp->sq_log2_elem),
+	       BIT(qp->sq_log2_elem));
+	if (qp->swqe->dma.num_sge > qp->max_send_sge)
+		return -EINVAL;
+	if (info->opcode == SROCE_OP_ATOMIC_ACK) {
+		orig = sroce_atmack_orig(pkt->hdr + info->off[SROCE_EXT_ATMACK]);
+		return sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
+					 qp->swqe->dma.num_sge, 0, &orig,
+					 sizeof(orig), true);
+	}
+	off = (u64)sroce_psn_diff(info->psn, t->first_psn) *
+	      sroce_fw_qp_pmtu(fw, qp);
+	return sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
+				 qp->swqe->dma.num_sge, off,
+				 pkt->hdr + info->payload_off, info->payload_len,
+				 true);
 }
 
 /* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */
@@ -211,13 +240,12 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	bool atomic = info->opcode == SROCE_OP_ATOMIC_ACK;
 	struct sroce_fw_sq_track *t;
 	bool kind_ok, flush;
-	u64 off, orig;
 	int err;
 
 	/* Responses acknowledge every WQE before the one they answer. */
 	while (qp->sq_cons != qp->sq_next &&
 	       sroce_psn_before(qp->track[qp->sq_cons].last_psn, info->psn) &&
-	       !sroce_fw_is_rd_atomic(&qp->track[qp->sq_cons]))
+	       !sroce_fw_wr_is_rd_atomic(qp->track[qp->sq_cons].opcode))
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 	/* Nothing sent, unless a long READ asked for its first parts only. */
 	if (qp->sq_cons == qp->sq_next && !qp->sq_next_off)
@@ -253,27 +281,8 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	if (info->psn != qp->comp_psn)
 		return;		/* a gap: the transport timer repairs it */
 
-	/* The WQE's SGEs are read again from the ring, and checked again. */
-	memcpy(qp->swqe, sroce_ring_slot(qp->sq, qp->sq_cons, qp->sq_mask,
-					 qp->sq_log2_elem),
-	       BIT(qp->sq_log2_elem));
-	if (qp->swqe->dma.num_sge > qp->max_send_sge) {
-		err = -EINVAL;
-	} else if (flush) {
-		err = 0;	/* nothing comes back but the answer */
-	} else if (atomic) {
-		orig = sroce_atmack_orig(pkt->hdr + info->off[SROCE_EXT_ATMACK]);
-		err = sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
-					qp->swqe->dma.num_sge, 0, &orig,
-					sizeof(orig), true);
-	} else {
-		off = (u64)sroce_psn_diff(info->psn, t->first_psn) *
-		      sroce_fw_qp_pmtu(fw, qp);
-		err = sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
-					qp->swqe->dma.num_sge, off,
-					pkt->hdr + info->payload_off,
-					info->payload_len, true);
-	}
+	/* A FLUSH has nothing to place: the answer is all that comes back. */
+	err = flush ? 0 : sroce_fw_place_response(fw, qp, t, pkt);
 	if (err) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
@@ -354,11 +363,12 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (!rewound)
 			qp->una_psn = sroce_psn_add(info->psn, 1);
 		/*
-		 * An ACK that retired nothing and only showed a READ or atomic
-		 * response missing is not progress: a path that loses every
-		 * response (one that drops large packets, say) would otherwise
-		 * be resent to for ever, each ACK of the requests behind the
-		 * READ restarting the count. The timeout runs on and ends it.
+		 * An ACK that retired nothing and only showed a response to a
+		 * READ, atomic or FLUSH missing is not progress: a path that
+		 * loses every response (one that drops large packets, say)
+		 * would otherwise be resent to for ever, each ACK of the
+		 * requests behind the READ restarting the count. The timeout
+		 * runs on and ends it.
 		 */
 		if (!rewound || qp->sq_cons != cons)
 			sroce_fw_progress(qp);

@@ -292,28 +292,26 @@ struct sroce_fw_mr *sroce_fw_mr_lookup(struct sroce_fw_dev *fw, u32 key,
 }
 
 /**
- * sroce_fw_mr_lookup_whole() - sroce_fw_mr_lookup() for all of the range
- * of the region or window a key names
+ * sroce_fw_region_whole() - find the region a key names, for an access to
+ * all of its range
  * @fw: the function
  * @key: rkey from a packet
  * @pdn: protection domain of the QP making the access
- * @qpn: the QP making the access
  * @access: SROCE_ACCESS_* rights the access needs
  *
- * For an RDMA FLUSH of a whole region, which names no range.
+ * For an RDMA FLUSH of a whole region, which names no range. Windows
+ * are not found: they carry no FLUSH rights.
  *
  * Context: caller holds rcu_read_lock() for as long as it uses the region.
  * Return: the state checked, or NULL.
  */
-struct sroce_fw_mr *sroce_fw_mr_lookup_whole(struct sroce_fw_dev *fw, u32 key,
-					     u32 pdn, u32 qpn, u32 access)
+struct sroce_fw_mr *sroce_fw_region_whole(struct sroce_fw_dev *fw, u32 key,
+					  u32 pdn, u32 access)
 {
 	struct sroce_fw_mr *mr = sroce_fw_mr_state(fw, key);
 
-	if (!mr)
-		return NULL;
-	return sroce_fw_mr_lookup(fw, key, pdn, qpn, access, mr->iova,
-				  mr->length);
+	return mr ? sroce_fw_region_check(mr, key, pdn, access, mr->iova,
+					  mr->length) : NULL;
 }
 
 /**

@@ -134,7 +134,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->rwqe = kmalloc(BIT(SROCE_FW_MAX_WQE_LOG2), GFP_KERNEL);
 	qp->track = kvcalloc(qp->sq_mask + 1, sizeof(*qp->track), GFP_KERNEL);
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
-	/* RC responders answer READs and atomics from a resource ring. */
+	/* RC responders answer READs, atomics, FLUSHes from a resource ring. */
 	if (qp->type == SROCE_QPT_RC) {
 		qp->res = kcalloc(SROCE_FW_MAX_RD_ATOMIC, sizeof(*qp->res),
 				  GFP_KERNEL);

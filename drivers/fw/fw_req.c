@@ -191,6 +191,11 @@ static int sroce_fw_swqe_length(struct sroce_fw_qp *qp, u64 *len)
 		*len = SROCE_ATOMIC_WRITE_LEN;
 		return 0;
 	}
+	/* A FLUSH sends and receives no data (dma.length is its range's). */
+	if (wqe->wr.opcode == SROCE_FW_WR_RDMA_FLUSH) {
+		*len = 0;
+		return 0;
+	}
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (wqe->dma.length > qp->max_inline)
 			return -EINVAL;
@@ -516,7 +521,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	if (sroce_fw_qp_path(fw, qp, &path))
 		return IB_WC_LOC_QP_OP_ERR;
 
-	/* A fenced WQE waits for every READ and atomic before it. */
+	/* A fenced WQE waits for every READ, atomic and FLUSH before it. */
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
 		return SROCE_FW_WINDOW_FULL;
 	if (sroce_fw_wr_is_rd_atomic(wqe->wr.opcode))
@@ -673,7 +678,7 @@ static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_fast_reg_wr reg;
 
-	/* A fenced one waits for every READ and atomic before it. */
+	/* A fenced one waits for every READ, atomic and FLUSH before it. */
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
 		return SROCE_FW_WINDOW_FULL;
 	switch (wqe->wr.opcode) {

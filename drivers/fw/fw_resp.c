@@ -408,11 +408,11 @@ static void sroce_fw_res_skip_done(struct sroce_fw_qp *qp)
 }
 
 /*
- * A resource for a new READ or atomic. With res_cap held, the oldest one
- * goes: a new request means the requester is done with it, so a repeat
- * of it being answered again stops; but one never answered in full means
- * the requester has more outstanding than the max_dest_rd_atomic it was
- * given, which is refused (NULL; IBA 9.7.5.2.2).
+ * A resource for a new READ, atomic or FLUSH. With res_cap held, the
+ * oldest one goes: a new request means the requester is done with it, so
+ * a repeat of it being answered again stops; but one never answered in
+ * full means the requester has more outstanding than the
+ * max_dest_rd_atomic it was given, which is refused (NULL; IBA 9.7.5.2.2).
  */
 static struct sroce_fw_rd_res *sroce_fw_res_new(struct sroce_fw_qp *qp)
 {
@@ -429,6 +429,13 @@ static struct sroce_fw_rd_res *sroce_fw_res_new(struct sroce_fw_qp *qp)
 	}
 	qp->res_held++;
 	return sroce_fw_res(qp, qp->res_tail++);
+}
+
+/* Whether sroce_fw_res_new() would give a resource now. */
+static bool sroce_fw_res_free(struct sroce_fw_qp *qp)
+{
+	return qp->res_held < qp->res_cap ||
+	       sroce_fw_res(qp, qp->res_tail - qp->res_held)->answered;
 }
 
 /* Take back the resource sroce_fw_res_new() just gave. */
@@ -538,8 +545,8 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  * Execute an RDMA FLUSH (IBA 1.5 A19) and record it: every request before
  * it was placed in PSN order by the CPU, and a write barrier makes that
  * globally visible before its response can leave. Persistence needs a
- * region with the right, which no region has (fw_abi.h). Return: 0 or the
- * NAK syndrome.
+ * region with the right, which no region has (fw_abi.h); windows carry no
+ * FLUSH right either. Return: 0 or the NAK syndrome.
  */
 static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    const struct sroce_fw_pkt *pkt)
@@ -563,22 +570,19 @@ static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		return SROCE_SYN_NAK_INV_REQ;
 	if ((le32_to_cpu(qp->attr.access_flags) & access) != access)
 		return SROCE_SYN_NAK_REM_ACCESS;
-	r = sroce_fw_res_new(qp);
-	if (!r)
-		return SROCE_SYN_NAK_INV_REQ;
 	rcu_read_lock();
 	if (level == SROCE_FETH_SEL_REGION)
-		ok = sroce_fw_mr_lookup_whole(fw, rkey, qp->pdn, qp->qpn,
-					      access);
+		ok = sroce_fw_region_whole(fw, rkey, qp->pdn, access);
 	else
 		ok = sroce_fw_mr_lookup(fw, rkey, qp->pdn, qp->qpn, access,
 					sroce_reth_va(reth),
 					sroce_reth_len(reth));
 	rcu_read_unlock();
-	if (!ok) {
-		sroce_fw_res_unnew(qp);
+	if (!ok)
 		return SROCE_SYN_NAK_REM_ACCESS;
-	}
+	r = sroce_fw_res_new(qp);
+	if (!r)
+		return SROCE_SYN_NAK_INV_REQ;
 	/* What was placed is visible before the response says it is. */
 	wmb();
 
@@ -677,6 +681,15 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		sroce_fw_count(fw, SROCE_STAT_RX_READ_REQ);
 		syndrome = sroce_fw_take_read(fw, qp, pkt, &npkts);
 	} else if (pkt->info.opcode == SROCE_OP_FLUSH) {
+		/*
+		 * rdma_rxe's requester does not count FLUSHes against
+		 * max_rd_atomic: one that finds every resource still owed
+		 * is dropped rather than refused, and comes again with the
+		 * requester's retry (at once, after the sequence NAK that
+		 * what follows it draws).
+		 */
+		if (!sroce_fw_res_free(qp))
+			return;
 		syndrome = sroce_fw_do_flush(fw, qp, pkt);
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
