@@ -209,21 +209,37 @@ SMOKE_SUITES ?= trixie sid
 upstream-rdma:
 	@$(TOP)/tools/upstream/fetch-rdma-selftests >/dev/null
 
+# $(call stage,NAME,TARGET [VAR=VALUE...]): one stage of make check or
+# check-full, timed: "== stage NAME: N s", also appended to STAGE_TIMES
+# (the CI time split).
+STAGE_TIMES := $(RESULTS)/stage-times.txt
+define stage
+	@mkdir -p $(RESULTS); t0=$$(date +%s); \
+	$(MAKE) --no-print-directory $(2) && \
+	printf '== stage %s: %d s\n' '$(1)' $$(($$(date +%s) - t0)) | \
+		tee -a $(STAGE_TIMES)
+endef
+# stage_total: the sum of the stages recorded so far
+stage_total = @awk '{ s += $$(NF - 1) } END { printf "== stages: %d s (%.1f min)\n", s, s / 60 }' $(STAGE_TIMES)
+
 # Stages run in this order; the first failure stops the run.
-check: deps
-	@$(MAKE) --no-print-directory modules-all
-	@$(MAKE) --no-print-directory modules-roots
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory fuzz
-	@$(MAKE) --no-print-directory dkms-build
-	@$(MAKE) --no-print-directory upstream-rdma
-	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_61)
-	@$(MAKE) --no-print-directory check-interop
-	@$(MAKE) --no-print-directory check-guest \
-		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))
-	@$(MAKE) --no-print-directory check-smoke SMOKE_KVER=$(KVER_612)
+check:
+	@mkdir -p $(RESULTS) && rm -f $(STAGE_TIMES)
+	$(call stage,deps,deps)
+	$(call stage,modules-all,modules-all)
+	$(call stage,modules-roots,modules-roots)
+	$(call stage,lint,lint)
+	$(call stage,unit,unit)
+	$(call stage,fuzz,fuzz)
+	$(call stage,dkms-build,dkms-build)
+	$(call stage,upstream-rdma,upstream-rdma)
+	$(call stage,collection-6.1,check-guest GUEST_KVER=$(KVER_61))
+	$(call stage,interop,check-interop)
+	$(call stage,collection-$(NEWEST_SUITE),check-guest \
+		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE)))
+	$(call stage,smoke-6.12,check-smoke SMOKE_KVER=$(KVER_612))
 	@$(TOP)/tools/compat-table > $(RESULTS)/compatibility.md
+	$(stage_total)
 	@echo "== make check: all stages passed"
 	@echo "compatibility table of this run: $(RESULTS)/compatibility.md" \
 		"(make compat-table copies it to Documentation/)"
@@ -244,14 +260,17 @@ check-package: deb
 # smoke runs on the other suites' kernels, the package on 6.1 and the
 # newest 7.x.
 check-full: check
-	@$(MAKE) --no-print-directory check-guest GUEST_KVER=$(KVER_612)
-	@set -e; for s in $(SMOKE_SUITES); do \
+	$(call stage,collection-6.12,check-guest GUEST_KVER=$(KVER_612))
+	@set -e; for s in $(SMOKE_SUITES); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory check-smoke \
 			SMOKE_KVER=$$($(TOP)/tools/roots/sroce-root --kver $$s); \
+		printf '== stage %s: %d s\n' smoke-$$s $$(($$(date +%s) - t0)) | \
+			tee -a $(STAGE_TIMES); \
 	done
-	@$(MAKE) --no-print-directory check-package PACKAGE_KVER=$(KVER_61)
-	@$(MAKE) --no-print-directory check-package \
-		PACKAGE_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))
+	$(call stage,package-6.1,check-package PACKAGE_KVER=$(KVER_61))
+	$(call stage,package-$(NEWEST_SUITE),check-package \
+		PACKAGE_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE)))
+	$(stage_total)
 	@echo "== make check-full: all stages passed"
 
 # Written aside first: truncating the tracked file would make the commit the
