@@ -32,7 +32,8 @@ trap cleanup EXIT
 
 echo "TAP version 13"
 echo "1..9"
-echo "# kernel $kver; package $(dpkg-deb -f "$deb" Package Version | tr '\n' ' ')"
+version=$(dpkg-deb -f "$deb" Version)
+echo "# kernel $kver; package $(dpkg-deb -f "$deb" Package) $version"
 
 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel 2>&1 | diag
 if lsmod | grep -q '^sroce '; then
@@ -106,8 +107,11 @@ else
 fi
 tail -n 5 /tmp/pkg-purge.log | diag
 
-left=$(find /usr/src /var/lib/dkms -maxdepth 1 -name 'sroce*' 2>/dev/null
-	find /lib/modules -name 'sroce.ko*' 2>/dev/null)
+# The package's own version only: the host whose root the guest shares
+# may hold a `dkms add` of its checkout (make dkms-build).
+left=$(find "/usr/src/sroce-$version" "/var/lib/dkms/sroce/$version" \
+	-maxdepth 0 2>/dev/null
+	find /lib/modules -path '*/updates/dkms/sroce.ko*' 2>/dev/null)
 if [ -z "$left" ]; then
 	ok "purge_removes_module_and_sources"
 else
