@@ -9,13 +9,23 @@
 # (the oldest) is not answered at all; a repeat of one held is answered
 # with that READ's own 4 responses, whatever length it claims; the QP
 # still answers the next new READ.
+#
+# RDMA FLUSH (kernel 6.2+), at a second target with the FLUSH right: a
+# FLUSH is answered by one empty READ response; repeats of it are
+# answered again (never more than once each); a READ claiming the FLUSH's
+# PSN is a forged repeat and is not answered; a FLUSH that arrives while
+# every resource is still owed (max_dest_rd_atomic 1, held by a 16 MiB
+# READ whose 16384 responses cannot all have left: the receive path sends
+# at most a budget of them before it takes the next packet) is dropped,
+# neither answered nor refused (rdma_rxe's requester sends such FLUSHes),
+# and sent again after the READ it is answered: the QP did not fail.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/read_target" ] || ktap_skip_all "read_target not built"
-ktap_plan 4
+ktap_plan 9
 
 two_hosts fr 10.93.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
@@ -91,6 +101,77 @@ forge --psn 1032 --count 1 --len 4096 >/dev/null
 wait_until 10 grown sent_pkts "$sent3" 4
 settle sent_pkts
 ktap_check "next_read_answered" [ $(($(ctr sent_pkts) - sent3)) -eq 4 ]
+
+exec {keep}>&-
+wait "$target"
+
+# --- RDMA FLUSH ---
+flush_cases="flush_answered flush_repeats_answered_again
+	flush_repeat_as_read_unanswered flush_with_resources_owed_dropped
+	flush_after_drop_answered"
+mkfifo "$work/stdin2"
+nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 5000 1 flush \
+	<"$work/stdin2" >"$work/target2" 2>&1 &
+target=$!
+exec {keep}>"$work/stdin2"
+on_exit "kill $target 2>/dev/null"
+if ! wait_until 10 grep -q '^qpn=' "$work/target2"; then
+	release=$(uname -r)
+	major=${release%%.*} minor=${release#*.}
+	minor=${minor%%.*}
+	for c in $flush_cases; do
+		if [ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 2 ]; }; then
+			ktap_skip "$c" "no RDMA FLUSH before kernel 6.2"
+		else
+			ktap_fail "$c" "read_target flush: $(cat "$work/target2")"
+		fi
+	done
+	ktap_finish
+fi
+eval "$(sed -n 's/^qpn=\([0-9]*\) rkey=\([0-9]*\) va=\([0-9]*\) len=\([0-9]*\)$/qpn=\1 rkey=\2 va=\3/p' "$work/target2")"
+flush() {
+	forge --flush --len 4096 "$@" >/dev/null
+}
+
+sent0=$(ctr sent_pkts)
+flush --psn 5000 --count 1
+wait_until 10 grown sent_pkts "$sent0" 1
+settle sent_pkts
+sent1=$(ctr sent_pkts)
+ktap_check "flush_answered" [ $((sent1 - sent0)) -eq 1 ]
+
+dup0=$(ctr duplicate_request)
+flush --psn 5000 --count 5
+wait_until 10 grown duplicate_request "$dup0" 5
+settle sent_pkts
+sent2=$(ctr sent_pkts)
+ktap_diag "5 repeats of the FLUSH: $((sent2 - sent1)) responses"
+ktap_check "flush_repeats_answered_again" between 1 $((sent2 - sent1)) 5
+
+dup1=$(ctr duplicate_request)
+forge --psn 5000 --count 3 --len 4096 >/dev/null
+wait_until 10 grown duplicate_request "$dup1" 3
+settle sent_pkts
+sent3=$(ctr sent_pkts)
+ktap_diag "3 READs claiming the FLUSH's PSN: $((sent3 - sent2)) responses"
+ktap_check "flush_repeat_as_read_unanswered" [ $((sent3 - sent2)) -eq 0 ]
+
+# A READ of 16 MiB (PSNs 5001.., 16384 responses) holds the one resource
+# while its responses leave; the FLUSH right behind it finds none free.
+oos0=$(ctr out_of_sequence)
+python3 "$here/forge_read.py" --src 10.93.0.1 --dst 10.93.0.2 --qpn "$qpn" \
+	--rkey "$rkey" --va "$va" --psn 5001 --count 1 --len $((16 << 20)) \
+	--flush-after $((5001 + 16384)) >/dev/null
+wait_until 120 grown sent_pkts "$sent3" 16384
+settle sent_pkts
+sent4=$(ctr sent_pkts)
+ktap_diag "a READ of 16 MiB and a FLUSH: $((sent4 - sent3)) responses, $(($(ctr out_of_sequence) - oos0)) out of sequence"
+ktap_check "flush_with_resources_owed_dropped" [ $((sent4 - sent3)) -eq 16384 ]
+
+flush --psn $((5001 + 16384)) --count 1
+wait_until 10 grown sent_pkts "$sent4" 1
+settle sent_pkts
+ktap_check "flush_after_drop_answered" [ $(($(ctr sent_pkts) - sent4)) -eq 1 ]
 
 exec {keep}>&-
 wait "$target"

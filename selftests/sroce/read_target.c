@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * read_target: an RC QP that RDMA READ requests can be aimed at from a
- * raw socket (forge_read.py). It registers a buffer for remote reads,
- * connects its QP to a peer that does not exist (a QP number nobody owns
- * at the address given), prints what a requester must know and waits
- * until its standard input closes.
+ * read_target: an RC QP that RDMA READ (and FLUSH) requests can be aimed
+ * at from a raw socket (forge_read.py). It registers a buffer for remote
+ * reads, connects its QP to a peer that does not exist (a QP number
+ * nobody owns at the address given), prints what a requester must know
+ * and waits until its standard input closes.
  *
- *   read_target DEV GID_INDEX PEER_IPV4 RQ_PSN MAX_DEST_RD_ATOMIC
+ *   read_target DEV GID_INDEX PEER_IPV4 RQ_PSN MAX_DEST_RD_ATOMIC [flush]
+ *
+ * With "flush", the QP and the region also get the FLUSH right of global
+ * visibility (kernel 6.2+) and the buffer is 16 MiB, room for READs whose
+ * responses keep every responder resource owed for a while.
  *
  * Prints one line: "qpn=N rkey=N va=N len=N" (decimal). Exit status 0,
  * 1 on a verbs error, 4 if DEV does not exist.
@@ -22,17 +26,20 @@
 #include "sroce_test.h"
 
 #define BUF_LEN		65536
+#define FLUSH_BUF_LEN	(16U << 20)
 #define FAKE_PEER_QPN	0xabcde
+/* IBV_ACCESS_FLUSH_GLOBAL, which rdma-core 44's headers do not name. */
+#define ACCESS_FLUSH_GLOBAL	(1 << 8)
 
 /* To a QP nobody owns at @peer, an IPv4 address. */
 static int connect_qp(struct ibv_qp *qp, int gid_index, const char *peer,
-		      uint32_t rq_psn, int max_dest)
+		      uint32_t rq_psn, int max_dest, int extra_access)
 {
 	struct sroce_rc_peer p = {
 		.gid_index = gid_index,
 		.dest_qpn = FAKE_PEER_QPN,
 		.rq_psn = rq_psn,
-		.access = IBV_ACCESS_REMOTE_READ,
+		.access = IBV_ACCESS_REMOTE_READ | extra_access,
 		.max_dest_rd_atomic = max_dest,
 		.max_rd_atomic = 1,
 	};
@@ -59,11 +66,15 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq = NULL;
 	struct ibv_mr *mr = NULL;
 	struct ibv_pd *pd = NULL;
+	unsigned int len = BUF_LEN;
+	int status = 1, c, extra = 0;
 	char *buf = NULL;
-	int status = 1, c;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s DEV GID_INDEX PEER_IPV4 RQ_PSN MAX_DEST_RD_ATOMIC\n",
+	if (argc == 7 && !strcmp(argv[6], "flush")) {
+		extra = ACCESS_FLUSH_GLOBAL;
+		len = FLUSH_BUF_LEN;
+	} else if (argc != 6) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX PEER_IPV4 RQ_PSN MAX_DEST_RD_ATOMIC [flush]\n",
 			argv[0]);
 		return 1;
 	}
@@ -73,11 +84,11 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	pd = ibv_alloc_pd(ctx);
-	buf = calloc(1, BUF_LEN);
+	buf = calloc(1, len);
 	if (!pd || !buf)
 		goto out;
-	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_READ);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_READ | extra);
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	if (!mr || !cq)
 		goto out;
@@ -85,12 +96,12 @@ int main(int argc, char **argv)
 	init.recv_cq = cq;
 	qp = ibv_create_qp(pd, &init);
 	if (!qp || connect_qp(qp, atoi(argv[2]), argv[3],
-			      strtoul(argv[4], NULL, 0), atoi(argv[5]))) {
+			      strtoul(argv[4], NULL, 0), atoi(argv[5]), extra)) {
 		perror("read_target: QP set-up");
 		goto out;
 	}
 	printf("qpn=%u rkey=%u va=%llu len=%u\n", qp->qp_num, mr->rkey,
-	       (unsigned long long)(uintptr_t)buf, BUF_LEN);
+	       (unsigned long long)(uintptr_t)buf, len);
 	fflush(stdout);
 	while ((c = getchar()) != EOF)
 		;
