@@ -40,17 +40,28 @@ grown() {
 	[ "$(ctr "$1")" -ge $(($2 + $3)) ]
 }
 
-mkfifo "$work/stdin"
-nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 1000 4 \
-	<"$work/stdin" >"$work/target" 2>&1 &
-target=$!
-# Holding the pipe open keeps the target alive; closing it ends it.
-exec {keep}>"$work/stdin"
-on_exit "kill $target 2>/dev/null"
-if ! wait_until 10 grep -q '^qpn=' "$work/target"; then
-	ktap_skip_all "read_target: $(cat "$work/target")"
-fi
-eval "$(sed -n 's/^qpn=\([0-9]*\) rkey=\([0-9]*\) va=\([0-9]*\) len=\([0-9]*\)$/qpn=\1 rkey=\2 va=\3/p' "$work/target")"
+# start_target TAG RQ_PSN MAX_DEST_RD_ATOMIC [flush]: a read_target in the
+# namespace, its output in $work/TAG; sets target (its pid), qpn, rkey
+# and va. Holding its pipe open keeps it alive; stop_target closes it.
+# Return: 1 if it did not come up.
+start_target() {
+	local tag=$1
+	shift
+	mkfifo "$work/$tag.in"
+	nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 "$@" \
+		<"$work/$tag.in" >"$work/$tag" 2>&1 &
+	target=$!
+	exec {keep}>"$work/$tag.in"
+	on_exit "kill $target 2>/dev/null"
+	wait_until 10 grep -q '^qpn=' "$work/$tag" || return 1
+	eval "$(sed -n 's/^qpn=\([0-9]*\) rkey=\([0-9]*\) va=\([0-9]*\) len=\([0-9]*\)$/qpn=\1 rkey=\2 va=\3/p' "$work/$tag")"
+}
+stop_target() {
+	exec {keep}>&-
+	wait "$target"
+}
+
+start_target target 1000 4 || ktap_skip_all "read_target: $(cat "$work/target")"
 
 forge() {
 	python3 "$here/forge_read.py" --src 10.93.0.1 --dst 10.93.0.2 \
@@ -69,53 +80,57 @@ settle() {
 	done
 }
 
-sent0=$(ctr sent_pkts)
-forge --psn 1000 --step 4 --count 8 --len 4096 >/dev/null
-wait_until 10 grown sent_pkts "$sent0" 32
-settle sent_pkts
-sent1=$(ctr sent_pkts)
-ktap_check "genuine_reads_answered" [ $((sent1 - sent0)) -eq 32 ]
-ktap_diag "8 READs of 4 KiB: $((sent1 - sent0)) responses"
-
-dup0=$(ctr duplicate_request)
-forge --psn 1000 --count 10 --len 65536 >/dev/null
-wait_until 10 grown duplicate_request "$dup0" 10
-settle sent_pkts
-sent2=$(ctr sent_pkts)
-ktap_diag "10 repeats of the oldest READ (no longer held), claiming 64 KiB: $((sent2 - sent1)) responses"
-ktap_check "repeat_not_held_unanswered" [ $((sent2 - sent1)) -eq 0 ]
-
-dup1=$(ctr duplicate_request)
-forge --psn 1028 --count 10 --len 65536 >/dev/null
-wait_until 10 grown duplicate_request "$dup1" 10
-settle sent_pkts
-sent3=$(ctr sent_pkts)
-ktap_diag "10 repeats of the newest READ (held, 4 responses), claiming 64 KiB: $((sent3 - sent2)) responses"
 # between LO X HI
 between() {
 	[ "$2" -ge "$1" ] && [ "$2" -le "$3" ]
 }
-ktap_check "repeat_costs_what_is_held" between 4 $((sent3 - sent2)) 40
+# answered N ARGS...: send requests (forge ARGS) answered by at least N
+# packets; once those left and the responder went quiet, print how many
+# it sent
+answered() {
+	local n=$1 s
+	shift
+	s=$(ctr sent_pkts)
+	forge "$@" >/dev/null
+	wait_until 120 grown sent_pkts "$s" "$n"
+	settle sent_pkts
+	echo $(($(ctr sent_pkts) - s))
+}
+# repeats_answered N ARGS...: send N repeated requests (forge ARGS); once
+# the responder counted them and went quiet, print how many packets it
+# sent
+repeats_answered() {
+	local n=$1 d s
+	shift
+	d=$(ctr duplicate_request) s=$(ctr sent_pkts)
+	forge "$@" >/dev/null
+	wait_until 10 grown duplicate_request "$d" "$n"
+	settle sent_pkts
+	echo $(($(ctr sent_pkts) - s))
+}
 
-forge --psn 1032 --count 1 --len 4096 >/dev/null
-wait_until 10 grown sent_pkts "$sent3" 4
-settle sent_pkts
-ktap_check "next_read_answered" [ $(($(ctr sent_pkts) - sent3)) -eq 4 ]
+got=$(answered 32 --psn 1000 --step 4 --count 8 --len 4096)
+ktap_diag "8 READs of 4 KiB: $got responses"
+ktap_check "genuine_reads_answered" [ "$got" -eq 32 ]
 
-exec {keep}>&-
-wait "$target"
+got=$(repeats_answered 10 --psn 1000 --count 10 --len 65536)
+ktap_diag "10 repeats of the oldest READ (no longer held), claiming 64 KiB: $got responses"
+ktap_check "repeat_not_held_unanswered" [ "$got" -eq 0 ]
+
+got=$(repeats_answered 10 --psn 1028 --count 10 --len 65536)
+ktap_diag "10 repeats of the newest READ (held, 4 responses), claiming 64 KiB: $got responses"
+ktap_check "repeat_costs_what_is_held" between 4 "$got" 40
+
+got=$(answered 4 --psn 1032 --count 1 --len 4096)
+ktap_check "next_read_answered" [ "$got" -eq 4 ]
+
+stop_target
 
 # --- RDMA FLUSH ---
 flush_cases="flush_answered flush_repeats_answered_again
 	flush_repeat_as_read_unanswered flush_with_resources_owed_dropped
 	flush_after_drop_answered"
-mkfifo "$work/stdin2"
-nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 5000 1 flush \
-	<"$work/stdin2" >"$work/target2" 2>&1 &
-target=$!
-exec {keep}>"$work/stdin2"
-on_exit "kill $target 2>/dev/null"
-if ! wait_until 10 grep -q '^qpn=' "$work/target2"; then
+if ! start_target target2 5000 1 flush; then
 	release=$(uname -r)
 	major=${release%%.*} minor=${release#*.}
 	minor=${minor%%.*}
@@ -128,51 +143,29 @@ if ! wait_until 10 grep -q '^qpn=' "$work/target2"; then
 	done
 	ktap_finish
 fi
-eval "$(sed -n 's/^qpn=\([0-9]*\) rkey=\([0-9]*\) va=\([0-9]*\) len=\([0-9]*\)$/qpn=\1 rkey=\2 va=\3/p' "$work/target2")"
-flush() {
-	forge --flush --len 4096 "$@" >/dev/null
-}
+flush_psn=$((5001 + 16384))
 
-sent0=$(ctr sent_pkts)
-flush --psn 5000 --count 1
-wait_until 10 grown sent_pkts "$sent0" 1
-settle sent_pkts
-sent1=$(ctr sent_pkts)
-ktap_check "flush_answered" [ $((sent1 - sent0)) -eq 1 ]
+got=$(answered 1 --flush --len 4096 --psn 5000 --count 1)
+ktap_check "flush_answered" [ "$got" -eq 1 ]
 
-dup0=$(ctr duplicate_request)
-flush --psn 5000 --count 5
-wait_until 10 grown duplicate_request "$dup0" 5
-settle sent_pkts
-sent2=$(ctr sent_pkts)
-ktap_diag "5 repeats of the FLUSH: $((sent2 - sent1)) responses"
-ktap_check "flush_repeats_answered_again" between 1 $((sent2 - sent1)) 5
+got=$(repeats_answered 5 --flush --len 4096 --psn 5000 --count 5)
+ktap_diag "5 repeats of the FLUSH: $got responses"
+ktap_check "flush_repeats_answered_again" between 1 "$got" 5
 
-dup1=$(ctr duplicate_request)
-forge --psn 5000 --count 3 --len 4096 >/dev/null
-wait_until 10 grown duplicate_request "$dup1" 3
-settle sent_pkts
-sent3=$(ctr sent_pkts)
-ktap_diag "3 READs claiming the FLUSH's PSN: $((sent3 - sent2)) responses"
-ktap_check "flush_repeat_as_read_unanswered" [ $((sent3 - sent2)) -eq 0 ]
+got=$(repeats_answered 3 --psn 5000 --count 3 --len 4096)
+ktap_diag "3 READs claiming the FLUSH's PSN: $got responses"
+ktap_check "flush_repeat_as_read_unanswered" [ "$got" -eq 0 ]
 
 # A READ of 16 MiB (PSNs 5001.., 16384 responses) holds the one resource
 # while its responses leave; the FLUSH right behind it finds none free.
 oos0=$(ctr out_of_sequence)
-python3 "$here/forge_read.py" --src 10.93.0.1 --dst 10.93.0.2 --qpn "$qpn" \
-	--rkey "$rkey" --va "$va" --psn 5001 --count 1 --len $((16 << 20)) \
-	--flush-after $((5001 + 16384)) >/dev/null
-wait_until 120 grown sent_pkts "$sent3" 16384
-settle sent_pkts
-sent4=$(ctr sent_pkts)
-ktap_diag "a READ of 16 MiB and a FLUSH: $((sent4 - sent3)) responses, $(($(ctr out_of_sequence) - oos0)) out of sequence"
-ktap_check "flush_with_resources_owed_dropped" [ $((sent4 - sent3)) -eq 16384 ]
+got=$(answered 16384 --psn 5001 --count 1 --len $((16 << 20)) \
+	--flush-after $flush_psn)
+ktap_diag "a READ of 16 MiB and a FLUSH: $got responses, $(($(ctr out_of_sequence) - oos0)) out of sequence"
+ktap_check "flush_with_resources_owed_dropped" [ "$got" -eq 16384 ]
 
-flush --psn $((5001 + 16384)) --count 1
-wait_until 10 grown sent_pkts "$sent4" 1
-settle sent_pkts
-ktap_check "flush_after_drop_answered" [ $(($(ctr sent_pkts) - sent4)) -eq 1 ]
+got=$(answered 1 --flush --len 4096 --psn $flush_psn --count 1)
+ktap_check "flush_after_drop_answered" [ "$got" -eq 1 ]
 
-exec {keep}>&-
-wait "$target"
+stop_target
 ktap_finish
