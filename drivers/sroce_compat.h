@@ -78,6 +78,17 @@ static inline bool sroce_wqe_flush(const struct rxe_send_wr *wr,
 }
 
 /*
+ * A VLAN's egress priority map (the nodes a priority maps through) is read
+ * under RCU since 7.x, whose pointers are __rcu; before, the writer's
+ * barrier ordered plain pointers. Caller holds rcu_read_lock().
+ */
+#ifdef SROCE_HAVE_VLAN_EGRESS_MAP_RCU
+#define sroce_vlan_map_deref(p)	rcu_dereference(p)
+#else
+#define sroce_vlan_map_deref(p)	READ_ONCE(p)
+#endif
+
+/*
  * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
  * udata since 6.11 (the udata is reachable from it).
  */

@@ -329,7 +329,8 @@ static struct pernet_operations sroce_fw_netns_ops = {
  * The SL is the frame's PCP, as on ConnectX and as the RDMA CM expects: it
  * derived the SL from this same egress map. A software VLAN device tags a
  * frame with what its egress map gives for skb->priority, so pick a
- * priority that maps to @sl; if none does, @sl itself.
+ * priority that maps to @sl; if none does, @sl itself. Caller holds
+ * rcu_read_lock() (the transmit path).
  */
 static u32 sroce_fw_vlan_skb_priority(struct net_device *vlan, u8 sl)
 {
@@ -344,8 +345,8 @@ static u32 sroce_fw_vlan_skb_priority(struct net_device *vlan, u8 sl)
 	/* Pairs with the write barrier of vlan_dev_set_egress_priority(). */
 	smp_rmb();
 	for (i = 0; i < ARRAY_SIZE(v->egress_priority_map); i++)
-		for (map = READ_ONCE(v->egress_priority_map[i]); map;
-		     map = READ_ONCE(map->next))
+		for (map = sroce_vlan_map_deref(v->egress_priority_map[i]);
+		     map; map = sroce_vlan_map_deref(map->next))
 			if ((READ_ONCE(map->vlan_qos) & VLAN_PRIO_MASK) == want)
 				return map->priority;
 	return sl;
