@@ -448,6 +448,30 @@ static void sroce_fw_res_unnew(struct sroce_fw_qp *qp)
 }
 
 /*
+ * Record an accepted READ or FLUSH in a new resource spanning @npkts PSNs
+ * from the request's, with the request's MSN. Return: the resource, or
+ * NULL when the requester exceeds max_dest_rd_atomic.
+ */
+static struct sroce_fw_rd_res *sroce_fw_res_record(struct sroce_fw_qp *qp,
+						   const struct sroce_fw_pkt *pkt,
+						   u32 npkts)
+{
+	struct sroce_fw_rd_res *r = sroce_fw_res_new(qp);
+
+	if (!r)
+		return NULL;
+	qp->msn = (qp->msn + 1) & 0xffffff;
+	*r = (struct sroce_fw_rd_res){
+		.first_psn = pkt->info.psn,
+		.last_psn = sroce_psn_add(pkt->info.psn, npkts - 1),
+		.next_psn = pkt->info.psn,
+		.opcode = pkt->info.opcode,
+		.msn = qp->msn,
+	};
+	return r;
+}
+
+/*
  * Accept an RDMA READ request: check it and record it; the egress stage
  * sends the responses. Return: 0 or the NAK syndrome.
  */
@@ -474,20 +498,12 @@ static u8 sroce_fw_take_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 	if (!ok)
 		return SROCE_SYN_NAK_REM_ACCESS;
-	r = sroce_fw_res_new(qp);
+	r = sroce_fw_res_record(qp, pkt, *npkts);
 	if (!r)
 		return SROCE_SYN_NAK_INV_REQ;
-	qp->msn = (qp->msn + 1) & 0xffffff;
-	*r = (struct sroce_fw_rd_res){
-		.first_psn = pkt->info.psn,
-		.last_psn = sroce_psn_add(pkt->info.psn, *npkts - 1),
-		.next_psn = pkt->info.psn,
-		.opcode = SROCE_OP_READ_REQ,
-		.msn = qp->msn,
-		.rkey = rkey,
-		.va = va,
-		.len = len,
-	};
+	r->rkey = rkey;
+	r->va = va;
+	r->len = len;
 	return 0;
 }
 
@@ -556,7 +572,6 @@ static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	u32 type = feth & SROCE_FETH_PLT_MASK, access = 0;
 	u32 level = (feth & SROCE_FETH_SEL_MASK) >> SROCE_FETH_SEL_SHIFT;
 	u32 rkey = sroce_reth_rkey(reth);
-	struct sroce_fw_rd_res *r;
 	bool ok;
 
 	if (type & SROCE_FETH_PLT_GLOBAL)
@@ -580,20 +595,10 @@ static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	rcu_read_unlock();
 	if (!ok)
 		return SROCE_SYN_NAK_REM_ACCESS;
-	r = sroce_fw_res_new(qp);
-	if (!r)
+	if (!sroce_fw_res_record(qp, pkt, 1))
 		return SROCE_SYN_NAK_INV_REQ;
 	/* What was placed is visible before the response says it is. */
 	wmb();
-
-	qp->msn = (qp->msn + 1) & 0xffffff;
-	*r = (struct sroce_fw_rd_res){
-		.first_psn = pkt->info.psn,
-		.last_psn = pkt->info.psn,
-		.next_psn = pkt->info.psn,
-		.opcode = SROCE_OP_FLUSH,
-		.msn = qp->msn,
-	};
 	return 0;
 }
 
