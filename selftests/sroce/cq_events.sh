@@ -18,20 +18,12 @@ dev=sroce_ce
 
 [ -x "$here/cq_events" ] || ktap_skip_all "cq_events not built"
 
-v4_gid_index() {
-	gid_v4 "$dev" 0a5e:0001
-}
-
 deferred() {
 	rdma statistic show link $dev/1 2>/dev/null |
 		grep -o 'eq_events_deferred [0-9]*' | awk '{ print $2 }'
 }
 
-veth_pair ce0 ce1 || ktap_skip_all "cannot create veth"
-ip addr add 10.94.0.1/24 dev ce0 || ktap_skip_all "cannot add 10.94.0.1"
-link_add $dev ce0 || ktap_skip_all "rdma link add $dev failed"
-wait_until 5 v4_gid_index >/dev/null
-gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.94.0.1"
+loopback_device "$dev" ce 10.94.0
 
 before=$(deferred)
 export SROCE_DEV=$dev SROCE_GID_INDEX=$gid

@@ -27,16 +27,7 @@ require_sroce
 mapfile -t cases < <("$prog" -l)
 [ ${#cases[@]} -gt 0 ] || ktap_skip_all "hostile_rings lists no cases"
 
-# The RoCE v2 GID index of 10.93.0.1
-v4_gid_index() {
-	gid_v4 "$dev" 0a5d:0001
-}
-
-veth_pair hr0 hr1 || ktap_skip_all "cannot create veth"
-ip addr add 10.93.0.1/24 dev hr0 || ktap_skip_all "cannot add 10.93.0.1"
-link_add $dev hr0 || ktap_skip_all "rdma link add $dev failed"
-wait_until 5 v4_gid_index >/dev/null
-gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.93.0.1"
+loopback_device "$dev" hr 10.93.0
 
 ktap_plan $(( ${#cases[@]} + 6 ))
 ktap_diag "$dev on hr0, RoCE v2 GID index $gid"

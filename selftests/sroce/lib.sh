@@ -266,6 +266,23 @@ gid_v4() {
 	gid_grep "$1" "ffff:$2\$" "RoCE v2"
 }
 
+# loopback_device DEV IFC NET: sroce device DEV over IFC0, one end of a
+# veth pair IFC0/IFC1, with NET.1/24 on it (NET like 10.95.0), for QPs
+# that talk to each other on one device; everything undone on exit. Sets
+# gid to DEV's RoCE v2 GID index of NET.1; skips the whole test if a step
+# fails.
+loopback_device() {
+	local hex a b c
+	IFS=. read -r a b c <<<"$3"
+	hex=$(printf '%02x%02x:%02x01' "$a" "$b" "$c")
+	veth_pair "${2}0" "${2}1" || ktap_skip_all "cannot create veth"
+	ip addr add "$3.1/24" dev "${2}0" || ktap_skip_all "cannot add $3.1"
+	link_add "$1" "${2}0" || ktap_skip_all "rdma link add $1 failed"
+	wait_until 5 gid_v4 "$1" "$hex" >/dev/null
+	# shellcheck disable=SC2034 # for the caller
+	gid=$(gid_v4 "$1" "$hex") || ktap_skip_all "no RoCE v2 GID for $3.1"
+}
+
 # two_hosts NAME NET: two "hosts" joined by a veth pair, NAME0 here with
 # NET.1/24 and NAME1 in namespace NAME_ns with NET.2/24 (NET like 10.97.0),
 # an sroce device on each end (sroce_NAME0, sroce_NAME1). Everything is

@@ -15,15 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dev=sroce_flush
 cases=9
 
-v4_gid_index() {
-	gid_v4 "$dev" 0a65:0001
-}
-
-veth_pair flsh0 flsh1 || ktap_skip_all "cannot create veth"
-ip addr add 10.101.0.1/24 dev flsh0 || ktap_skip_all "cannot add 10.101.0.1"
-link_add $dev flsh0 || ktap_skip_all "rdma link add $dev failed"
-wait_until 5 v4_gid_index >/dev/null
-gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.101.0.1"
+loopback_device "$dev" flsh 10.101.0
 
 out=$(timeout 300 python3 "$here/rdma_flush.py" "$dev" "$gid" 2>&1)
 rc=$?

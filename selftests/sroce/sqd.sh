@@ -16,15 +16,7 @@ dev=sroce_sqd
 
 [ -x "$here/sqd" ] || ktap_skip_all "sqd not built"
 
-v4_gid_index() {
-	gid_v4 "$dev" 0a5f:0001
-}
-
-veth_pair sqd0 sqd1 || ktap_skip_all "cannot create veth"
-ip addr add 10.95.0.1/24 dev sqd0 || ktap_skip_all "cannot add 10.95.0.1"
-link_add $dev sqd0 || ktap_skip_all "rdma link add $dev failed"
-wait_until 5 v4_gid_index >/dev/null
-gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.95.0.1"
+loopback_device "$dev" sqd 10.95.0
 
 out=$(cd "$here" && SROCE_DEV=$dev SROCE_GID_INDEX=$gid timeout 300 ./sqd 2>&1)
 rc=$?

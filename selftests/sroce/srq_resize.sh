@@ -18,15 +18,7 @@ dev=sroce_srqr
 
 [ -x "$here/srq_resize" ] || ktap_skip_all "srq_resize not built"
 
-v4_gid_index() {
-	gid_v4 "$dev" 0a63:0001
-}
-
-veth_pair srqr0 srqr1 || ktap_skip_all "cannot create veth"
-ip addr add 10.99.0.1/24 dev srqr0 || ktap_skip_all "cannot add 10.99.0.1"
-link_add $dev srqr0 || ktap_skip_all "rdma link add $dev failed"
-wait_until 5 v4_gid_index >/dev/null
-gid=$(v4_gid_index) || ktap_skip_all "no RoCE v2 GID for 10.99.0.1"
+loopback_device "$dev" srqr 10.99.0
 
 out=$(cd "$here" && SROCE_DEV=$dev SROCE_GID_INDEX=$gid timeout 660 ./srq_resize 2>&1)
 rc=$?
