@@ -354,10 +354,7 @@ static u32 sroce_fw_flush_fields(const struct rxe_send_wqe *wqe,
 
 	if (!sroce_wqe_flush(&wqe->wr, &fl))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (!fl.type ||
-	    (fl.type & ~(SROCE_FETH_PLT_GLOBAL | SROCE_FETH_PLT_PERSISTENT)) ||
-	    (fl.level != SROCE_FETH_SEL_RANGE &&
-	     fl.level != SROCE_FETH_SEL_REGION))
+	if (!sroce_feth_valid(fl.type, fl.level))
 		return IB_WC_LOC_QP_OP_ERR;
 	f->opcode = SROCE_OP_FLUSH;
 	f->feth = fl.type | fl.level << SROCE_FETH_SEL_SHIFT;

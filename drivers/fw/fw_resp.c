@@ -579,9 +579,7 @@ static u8 sroce_fw_do_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (type & SROCE_FETH_PLT_PERSISTENT)
 		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
 	/* A type or a selectivity the IBA does not define is invalid. */
-	if (!access ||
-	    (type & ~(SROCE_FETH_PLT_GLOBAL | SROCE_FETH_PLT_PERSISTENT)) ||
-	    (level != SROCE_FETH_SEL_RANGE && level != SROCE_FETH_SEL_REGION))
+	if (!sroce_feth_valid(type, level))
 		return SROCE_SYN_NAK_INV_REQ;
 	if ((le32_to_cpu(qp->attr.access_flags) & access) != access)
 		return SROCE_SYN_NAK_REM_ACCESS;

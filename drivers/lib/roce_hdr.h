@@ -523,6 +523,15 @@ static inline void sroce_deth_set_sqp(u8 *h, u32 sqp)
 #define SROCE_FETH_SEL_RANGE		0
 #define SROCE_FETH_SEL_REGION		1
 
+/* A FLUSH names one or both placement types and a defined selectivity. */
+static inline bool sroce_feth_valid(u32 type, u32 level)
+{
+	return type && !(type & ~(SROCE_FETH_PLT_GLOBAL |
+				  SROCE_FETH_PLT_PERSISTENT)) &&
+	       (level == SROCE_FETH_SEL_RANGE ||
+		level == SROCE_FETH_SEL_REGION);
+}
+
 static inline u32 sroce_feth(const u8 *h)
 {
 	return sroce_get_be32(h);
