@@ -121,6 +121,8 @@ struct sroce_cmdq {
  * @cqs: CQs by number, for completion events (lock: the xarray's, IRQ-safe)
  * @qps: QPs by number, for kernel work completions
  * @srqs: SRQs by number, for limit events (lock: the xarray's, IRQ-safe)
+ * @odp_mrs: on-demand paging regions by key index, for page faults (lock:
+ *	     the xarray's; process context)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -146,6 +148,7 @@ struct sroce_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;
+	struct xarray odp_mrs;
 };
 
 struct sroce_ucontext {
@@ -241,6 +244,11 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 
 /* Access flags the firmware does not need to know about. */
 #define SROCE_ACCESS_IGNORED	(IB_ACCESS_RELAXED_ORDERING)
+/*
+ * Region-only flags that consumers also pass as a QP's rights (pyverbs's
+ * ODP tests give the QP their MR's flags): they mean nothing for a QP.
+ */
+#define SROCE_QP_ACCESS_IGNORED	(SROCE_ACCESS_IGNORED | IB_ACCESS_ON_DEMAND)
 
 /**
  * struct sroce_mr - memory region
@@ -252,6 +260,8 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
  * @page_list: fast registration: the page list the firmware copies when
  *	       a registration WQE executes (kernel virtual addresses)
  * @max_pages: fast registration: room in @page_list
+ * @odp: on-demand paging regions: their driver side (sroce_odp.c); @umem
+ *	 is then an ib_umem_odp, nothing pinned
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -260,6 +270,7 @@ struct sroce_mr {
 	u32 npages;
 	__le64 *page_list;
 	u32 max_pages;
+	struct sroce_odp *odp;
 };
 
 /**
@@ -442,6 +453,17 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 void sroce_mr_free(struct sroce_mr *mr);
+int sroce_mr_register(struct sroce_dev *sdev, struct sroce_mr *mr,
+		      struct sroce_reg_mr_req *req);
+
+/* sroce_odp.c */
+int sroce_odp_reg_mr(struct sroce_dev *sdev, struct sroce_mr *mr, u64 start,
+		     u64 length, u64 iova, int access);
+int sroce_odp_dereg(struct sroce_dev *sdev, struct sroce_mr *mr);
+int sroce_odp_dereg_mr(struct sroce_dev *sdev, struct sroce_mr *mr);
+void sroce_odp_free(struct sroce_mr *mr);
+void sroce_handle_page_fault(struct sroce_dev *sdev,
+			     const struct sroce_event_page_fault *ev);
 
 /* sroce_mcast.c */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

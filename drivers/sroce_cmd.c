@@ -286,6 +286,9 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
 		case SROCE_EVENT_SQ_DRAINED:
 			sroce_handle_qp_event(sdev, (const void *)eqe.data);
 			break;
+		case SROCE_EVENT_PAGE_FAULT:
+			sroce_handle_page_fault(sdev, (const void *)eqe.data);
+			break;
 		default:
 			ibdev_warn_ratelimited(&sdev->ibdev,
 					       "unknown firmware event %u\n",

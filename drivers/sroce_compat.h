@@ -10,10 +10,12 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/hmm.h>
 #include <linux/timer.h>
 #include <net/flow.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -186,5 +188,35 @@ static inline void sroce_flowi4_set_tos(struct flowi4 *fl, u8 tos)
 	fl->flowi4_tos = tos;
 #endif
 }
+
+/*
+ * On-demand paging: where a umem's page list is, and the access mask that
+ * asks ib_umem_odp_map_dma_and_lock() for writable pages (6.15 moved both
+ * to struct hmm_dma_map and HMM_PFN_* bits). The list's entries are HMM
+ * PFNs (HMM_PFN_VALID, HMM_PFN_WRITE) either way.
+ */
+#ifdef SROCE_HAVE_UMEM_ODP_HMM_MAP
+static inline unsigned long sroce_odp_hmm_pfn(const struct ib_umem_odp *umem,
+					      size_t index)
+{
+	return umem->map.pfn_list[index];
+}
+
+static inline u64 sroce_odp_access_mask(bool write)
+{
+	return write ? HMM_PFN_WRITE : 0;
+}
+#else
+static inline unsigned long sroce_odp_hmm_pfn(const struct ib_umem_odp *umem,
+					      size_t index)
+{
+	return umem->pfn_list[index];
+}
+
+static inline u64 sroce_odp_access_mask(bool write)
+{
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
+#endif
 
 #endif /* SROCE_COMPAT_H */

@@ -148,6 +148,7 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init(&sdev->qps);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
+	xa_init(&sdev->odp_mrs);
 	sdev->ndev = ndev;
 
 	err = sroce_hw_open(sdev);

@@ -16,8 +16,16 @@ static_assert(SROCE_ACCESS_REMOTE_READ == IB_ACCESS_REMOTE_READ);
 static_assert(SROCE_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 static_assert(SROCE_ACCESS_MW_BIND == IB_ACCESS_MW_BIND);
 
-static int sroce_mr_register(struct sroce_dev *sdev, struct sroce_mr *mr,
-			     struct sroce_reg_mr_req *req)
+/**
+ * sroce_mr_register() - REG_MR: the firmware learns a region
+ * @sdev: the device
+ * @mr: the region, its PD set; its keys are set on success
+ * @req: the request, filled in but for the PD
+ *
+ * Return: 0 or a negative errno.
+ */
+int sroce_mr_register(struct sroce_dev *sdev, struct sroce_mr *mr,
+		      struct sroce_reg_mr_req *req)
 {
 	struct sroce_reg_mr_resp resp;
 	int err;
@@ -90,8 +98,8 @@ static int sroce_mr_build_mtt(struct sroce_mr *mr)
  * @dmah: a DMA handle (6.17+): sroce has no DMA, so none is accepted
  * @udata: unused by librxe
  *
- * Return: the region or an ERR_PTR (-EOPNOTSUPP for on-demand paging or
- * a DMA handle).
+ * Return: the region or an ERR_PTR (-EOPNOTSUPP for a DMA handle, or for
+ * the on-demand paging not offered: implicit, huge pages).
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_dmah *dmah,
@@ -107,13 +115,25 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	if ((access & IB_ACCESS_ON_DEMAND) || dmah)
+	if (dmah)
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->ibmr.pd = ibpd;
+	if (access & IB_ACCESS_ON_DEMAND) {
+		err = sroce_odp_reg_mr(sdev, mr, start, length, iova, access);
+		if (err) {
+			/* Quarantined (dead firmware) if mr->odp is left. */
+			if (!mr->odp)
+				kfree(mr);
+			return ERR_PTR(err);
+		}
+		mr->ibmr.iova = iova;
+		mr->ibmr.length = length;
+		return &mr->ibmr;
+	}
 	mr->umem = sroce_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
@@ -163,6 +183,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_dereg_mr_req req = { .key = cpu_to_le32(ibmr->lkey) };
 	int err;
 
+	if (mr->odp)
+		return sroce_odp_dereg_mr(sdev, mr);
 	err = sroce_cmd_exec(sdev, SROCE_CMD_DEREG_MR, &req, sizeof(req),
 			     NULL, 0);
 	if (err) {
@@ -185,8 +207,10 @@ void sroce_mr_free(struct sroce_mr *mr)
 {
 	kvfree(mr->pages);
 	kfree(mr->page_list);
+	/* An on-demand paging umem stops its notifier here. */
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	sroce_odp_free(mr);
 	kfree(mr);
 }
 

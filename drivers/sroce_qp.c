@@ -268,7 +268,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	a->sq_psn = cpu_to_le32(attr->sq_psn);
 	a->rq_psn = cpu_to_le32(attr->rq_psn);
 	/* The IB_ACCESS_* values are the firmware's; it refuses the rest. */
-	a->access_flags = cpu_to_le32(attr->qp_access_flags);
+	a->access_flags = cpu_to_le32(attr->qp_access_flags &
+				      ~SROCE_QP_ACCESS_IGNORED);
 	if (mask & IB_QP_AV) {
 		err = sroce_av_from_ah(&attr->ah_attr, &a->av);
 		if (err)

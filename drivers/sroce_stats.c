@@ -26,6 +26,8 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_RX_QP_REFUSED].name = "rx_qp_refused",
 	[SROCE_STAT_EQ_DEFERRED].name = "eq_events_deferred",
 	[SROCE_STAT_TX_NO_MEM].name = "tx_no_mem",
+	[SROCE_STAT_ODP_PAGE_FAULTS].name = "page_faults",
+	[SROCE_STAT_ODP_INVALIDATIONS].name = "page_invalidations",
 };
 
 /**

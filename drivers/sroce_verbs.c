@@ -97,6 +97,18 @@ static int sroce_query_device(struct ib_device *ibdev,
 		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* `rdma link del` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* On-demand paging: explicit regions, as rdma_rxe offers it. */
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+	    (le32_to_cpu(c->caps) & SROCE_DEV_CAP_ODP)) {
+		attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+		attr->odp_caps.per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		attr->odp_caps.per_transport_caps.ud_odp_caps =
+			IB_ODP_SUPPORT_SEND;
+	}
 	attr->max_send_sge = le32_to_cpu(c->max_send_sge);
 	attr->max_recv_sge = le32_to_cpu(c->max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(c->max_sge_rd);

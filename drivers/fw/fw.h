@@ -314,6 +314,11 @@ struct sroce_fw_path {
  * @sched_prio: the list it is on
  * @sched_queued: on that list now
  * @sched_dead: being destroyed; never queued again
+ * @odp_node: on the function's odp_waiters while it waits for a page of
+ *	      an on-demand paging region (under odp_wait_lock)
+ * @odp_rewind: the completer dropped a response for want of a page: ask
+ *		again from comp_psn once pages come (under odp_wait_lock,
+ *		read and cleared under @lock as well)
  * @next_psn: PSN of the next packet sent
  * @sport: UDP source port of every packet of this QP
  * @path: connected QPs: the path of @attr.av, resolved against the GID
@@ -396,6 +401,8 @@ struct sroce_fw_qp {
 	u8 sched_prio;
 	bool sched_queued;
 	bool sched_dead;
+	struct list_head odp_node;
+	bool odp_rewind;
 	u32 next_psn;
 	u16 sport;
 	struct sroce_fw_path path;
@@ -485,6 +492,7 @@ static inline bool sroce_fw_wr_is_rd_atomic(u32 wr_opcode)
  * @pages: user regions: translation table, pinned and owned by the driver
  * @mw_mr_key: windows: key of the region the window is bound to
  * @mw_qpn: type 2 windows: the only QP that may use the window
+ * @odp: on-demand paging regions: the page table the firmware keeps
  * @rcu: deferred free of a replaced state
  * @fast_pages: fast registration: the pages (kernel virtual addresses),
  *		copied from the driver's list by the registration WQE
@@ -514,8 +522,31 @@ struct sroce_fw_mr {
 	struct page **pages;
 	u32 mw_mr_key;
 	u32 mw_qpn;
+	struct sroce_fw_odp *odp;
 	struct rcu_head rcu;
 	u64 fast_pages[];
+};
+
+/**
+ * struct sroce_fw_odp - the page table of an on-demand paging region
+ * @lock: protects @entries and @last_fault; taken with BHs off by every
+ *	  copy through the region (transmit path, receive softirq, under
+ *	  the QP's lock) and by the driver's translation writes (process
+ *	  context, from MMU notifiers too); before the event and atomic
+ *	  locks
+ * @npages: entries in @entries
+ * @last_fault: the last fault raised (page << 1 | write), not raised
+ *		again until a translation write
+ * @fault_ev: source of the region's PAGE_FAULT events
+ * @entries: per page: a struct page pointer | SROCE_ODP_XLT_WRITABLE,
+ *	     absent (0) or failed (fw_odp.c)
+ */
+struct sroce_fw_odp {
+	spinlock_t lock; /* entries, last_fault; BHs off; any context */
+	u32 npages;
+	u64 last_fault;
+	struct sroce_fw_event_src fault_ev;
+	unsigned long *entries;
 };
 
 /**
@@ -647,6 +678,10 @@ struct sroce_fw_pkt {
  *	     with BHs off by the transmit path (registration, invalidation,
  *	     bind WQEs) and the receive softirq (SEND with invalidate);
  *	     readers take RCU instead
+ * @odp_wait_lock: protects @odp_waiters and the QPs' odp_node and
+ *		   odp_rewind; taken with BHs off, inside a QP's lock
+ * @odp_waiters: QPs waiting for a page of an on-demand paging region,
+ *		 made ready after the next MAP or FAIL translation write
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  * @qpn_next: where the cyclic QP number allocation continues; command
@@ -689,6 +724,8 @@ struct sroce_fw_dev {
 	struct xarray qps;
 	struct xarray mrs;
 	spinlock_t mr_lock; /* protects key, cur of fast MRs' and MWs' mkeys */
+	spinlock_t odp_wait_lock; /* odp_waiters, QPs' odp_node; BHs off */
+	struct list_head odp_waiters;
 	u32 mr_key_seq;
 	u32 qpn_next;
 	struct xarray ahs;
@@ -820,9 +857,25 @@ u16 sroce_fw_cmd_dealloc_mw(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		     const struct rxe_send_wqe *wqe);
-void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
-		      u64 len, bool to_mr);
-void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val);
+int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
+		     u64 iova, void *buf, u64 len, bool to_mr);
+int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
+			  const struct sroce_fw_mr *mr, u64 iova, u64 val);
+struct sroce_fw_mr *sroce_fw_region_by_key(struct sroce_fw_dev *fw, u32 key);
+
+/* fw_odp.c */
+struct sroce_fw_odp *sroce_fw_odp_alloc(u32 npages);
+void sroce_fw_odp_free(struct sroce_fw_dev *fw, struct sroce_fw_odp *odp);
+int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
+		      u64 iova, void *buf, u64 len, bool to_mr);
+int sroce_fw_odp_store_u64(struct sroce_fw_dev *fw,
+			   const struct sroce_fw_mr *mr, u64 iova, u64 val);
+int sroce_fw_odp_atomic(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
+			u64 iova, u64 (*op)(u64 orig, const void *arg),
+			const void *arg, u64 *orig, spinlock_t *lock);
+void sroce_fw_odp_park(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		       bool rewind);
+void sroce_fw_odp_unpark(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,
@@ -934,6 +987,8 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			u32 status);
 u32 sroce_fw_qp_pmtu(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_odp_resume_completer(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp);
 
 /* fw_net.c */
 int sroce_fw_net_init(void);

@@ -283,6 +283,15 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 
 	/* A FLUSH has nothing to place: the answer is all that comes back. */
 	err = flush ? 0 : sroce_fw_place_response(fw, qp, t, pkt);
+	if (err == -EAGAIN) {
+		/*
+		 * A page of an on-demand paging region is absent: dropped,
+		 * and asked for again once the driver has written pages
+		 * (the responses behind it are gaps until then).
+		 */
+		sroce_fw_odp_park(fw, qp, true);
+		return;
+	}
 	if (err) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
 		qp->attr.state = SROCE_QPS_ERR;
@@ -313,6 +322,22 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	/* The window may have reopened: the receive path runs the QP. */
 	if (sroce_fw_req_waiting(qp))
 		pkt->ready_qp = qp;
+}
+
+/**
+ * sroce_fw_odp_resume_completer() - ask again for a response dropped for
+ * want of a page
+ * @fw: the function
+ * @qp: the QP, whose lock is held; pages have been written since
+ *
+ * Sending resumes from comp_psn, the first response not placed (if it is
+ * still outstanding: a timeout may have asked again already).
+ */
+void sroce_fw_odp_resume_completer(struct sroce_fw_dev *fw,
+				   struct sroce_fw_qp *qp)
+{
+	if (sroce_fw_qp_sends(qp) && sroce_fw_outstanding(qp))
+		sroce_fw_rewind(fw, qp, qp->comp_psn);
 }
 
 /**

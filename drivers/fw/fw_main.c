@@ -335,6 +335,8 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	sroce_fw_event_src_init(&fw->port_ev, SROCE_EVENT_PORT_CHANGE);
 	spin_lock_init(&fw->gid_lock);
 	spin_lock_init(&fw->mr_lock);
+	spin_lock_init(&fw->odp_wait_lock);
+	INIT_LIST_HEAD(&fw->odp_waiters);
 	xa_init_flags(&fw->pds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->cqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->qps, XA_FLAGS_ALLOC);

@@ -35,9 +35,14 @@ static bool sroce_fw_is_mw(u8 type)
 }
 
 /* Once no reader or writer can reach @k any more (after a grace period). */
-static void sroce_fw_mkey_free(struct sroce_fw_mkey *k)
+static void sroce_fw_mkey_free(struct sroce_fw_dev *fw,
+			       struct sroce_fw_mkey *k)
 {
-	kfree(rcu_dereference_protected(k->cur, true));
+	struct sroce_fw_mr *mr = rcu_dereference_protected(k->cur, true);
+
+	if (mr)
+		sroce_fw_odp_free(fw, mr->odp);
+	kfree(mr);
 	kfree(k);
 }
 
@@ -101,6 +106,14 @@ u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
 		    npages != DIV_ROUND_UP_ULL(page_offset + length, PAGE_SIZE))
 			return SROCE_FW_ERR_BAD_PARAM;
 		break;
+	case SROCE_MR_ODP:
+		/* The firmware keeps the table: the driver writes it later. */
+		if (q->mtt_addr || page_offset >= PAGE_SIZE || !npages ||
+		    npages > SROCE_ODP_MAX_PAGES ||
+		    length > (u64)npages << PAGE_SHIFT ||
+		    npages != DIV_ROUND_UP_ULL(page_offset + length, PAGE_SIZE))
+			return SROCE_FW_ERR_BAD_PARAM;
+		break;
 	case SROCE_MR_DMA:
 		if (q->mtt_addr || npages || page_offset)
 			return SROCE_FW_ERR_BAD_PARAM;
@@ -141,14 +154,22 @@ u16 sroce_fw_cmd_reg_mr(struct sroce_fw_dev *fw, const void *req,
 		mr->npages = npages;
 		mr->pages = (struct page **)(uintptr_t)
 			    le64_to_cpu(q->mtt_addr);
+		if (q->type == SROCE_MR_ODP) {
+			mr->odp = sroce_fw_odp_alloc(npages);
+			if (!mr->odp)
+				goto err_free_mr;
+		}
 	}
 
 	if (sroce_fw_mkey_add(fw, k, mr))
-		goto err_free_mr;
+		goto err_free_odp;
 	r->lkey = cpu_to_le32(k->key);
 	r->rkey = cpu_to_le32(k->key);
 	return SROCE_FW_OK;
 
+err_free_odp:
+	if (mr)
+		sroce_fw_odp_free(fw, mr->odp);
 err_free_mr:
 	kfree(mr);
 err_free_k:
@@ -185,7 +206,7 @@ u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 	 * state: wait for them before the driver unpins or frees the pages.
 	 */
 	synchronize_rcu();
-	sroce_fw_mkey_free(k);
+	sroce_fw_mkey_free(fw, k);
 	return SROCE_FW_OK;
 }
 
@@ -254,6 +275,22 @@ struct sroce_fw_mr *sroce_fw_region_get(struct sroce_fw_dev *fw, u32 key,
 {
 	return sroce_fw_region_check(sroce_fw_mr_state(fw, key), key, pdn,
 				     access, iova, len);
+}
+
+/**
+ * sroce_fw_region_by_key() - the region a key names, for the driver
+ * @fw: the function
+ * @key: its current key
+ *
+ * Context: under rcu_read_lock(), held for as long as the state is used.
+ * Return: the region's state, or NULL if @key names no region (windows
+ * included).
+ */
+struct sroce_fw_mr *sroce_fw_region_by_key(struct sroce_fw_dev *fw, u32 key)
+{
+	struct sroce_fw_mr *mr = sroce_fw_mr_state(fw, key);
+
+	return mr && !sroce_fw_is_mw(mr->type) && mr->key == key ? mr : NULL;
 }
 
 /**
@@ -369,6 +406,7 @@ u32 sroce_fw_fast_reg(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	mr->pages = NULL;
 	mr->mw_mr_key = 0;
 	mr->mw_qpn = 0;
+	mr->odp = NULL;
 	for (i = 0; i < npages; i++)
 		mr->fast_pages[i] = le64_to_cpu(READ_ONCE(k->fast_list[i]));
 
@@ -436,6 +474,7 @@ out_unlock_rcu:
 
 /**
  * sroce_fw_mr_copy() - copy between a region and a kernel buffer
+ * @fw: the function
  * @mr: the state sroce_fw_mr_lookup() returned for this very range
  * @iova: first byte of the region to access
  * @buf: kernel buffer
@@ -444,16 +483,22 @@ out_unlock_rcu:
  *
  * The page indexes stay within @mr's table: its registration checked that
  * its range lies in its pages, and the lookup that the access lies in its
- * range.
+ * range. Only an on-demand paging region can fail, copying nothing.
  *
  * Context: under rcu_read_lock(); does not sleep.
+ * Return: 0; for an on-demand paging region also -EAGAIN (a page is
+ * absent, a fault is raised) or -EFAULT (a page could not be faulted).
  */
-void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
-		      u64 len, bool to_mr)
+int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
+		     u64 iova, void *buf, u64 len, bool to_mr)
 {
 	u64 page_size = BIT_ULL(mr->page_shift);
 	u64 off = iova - mr->iova + mr->page_offset;
 
+	if (!len)
+		return 0;
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_fw_odp_copy(fw, mr, iova, buf, len, to_mr);
 	if (mr->type == SROCE_MR_DMA) {
 		void *va = (void *)(uintptr_t)iova;
 
@@ -461,7 +506,7 @@ void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
 			memcpy(va, buf, len);
 		else
 			memcpy(buf, va, len);
-		return;
+		return 0;
 	}
 
 	while (len) {
@@ -490,17 +535,21 @@ void sroce_fw_mr_copy(const struct sroce_fw_mr *mr, u64 iova, void *buf,
 		off += n;
 		len -= n;
 	}
+	return 0;
 }
 
 /**
  * sroce_fw_mr_store_u64() - write one naturally aligned 64-bit word at once
+ * @fw: the function
  * @mr: the state sroce_fw_mr_lookup() returned for these 8 bytes
  * @iova: address of the word (a multiple of 8: it is within one page)
  * @val: the bytes to store, in memory order
  *
  * Context: under rcu_read_lock(); does not sleep.
+ * Return: 0, or as sroce_fw_mr_copy() for an on-demand paging region.
  */
-void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val)
+int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
+			  const struct sroce_fw_mr *mr, u64 iova, u64 val)
 {
 	u64 off = iova - mr->iova + mr->page_offset;
 	void *va;
@@ -508,17 +557,20 @@ void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val)
 	switch (mr->type) {
 	case SROCE_MR_DMA:
 		WRITE_ONCE(*(u64 *)(uintptr_t)iova, val);
-		return;
+		return 0;
 	case SROCE_MR_FAST:
 		va = (void *)(uintptr_t)
 		     (mr->fast_pages[off >> mr->page_shift] +
 		      (off & (BIT_ULL(mr->page_shift) - 1)));
 		WRITE_ONCE(*(u64 *)va, val);
-		return;
+		return 0;
+	case SROCE_MR_ODP:
+		return sroce_fw_odp_store_u64(fw, mr, iova, val);
 	default:
 		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 		WRITE_ONCE(*(u64 *)(va + (off & ~PAGE_MASK)), val);
 		kunmap_local(va);
+		return 0;
 	}
 }
 
@@ -535,7 +587,9 @@ void sroce_fw_mr_store_u64(const struct sroce_fw_mr *mr, u64 iova, u64 val)
  *
  * Context: any; takes rcu_read_lock() itself.
  * Return: 0; -EACCES for a bad key, right or range; -EINVAL if the SGEs
- * hold fewer than @off + @len bytes.
+ * hold fewer than @off + @len bytes; -EAGAIN (a fault is raised: retry
+ * the whole copy later) or -EFAULT for on-demand paging regions, as
+ * sroce_fw_mr_copy().
  */
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,
@@ -561,7 +615,9 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 			err = -EACCES;
 			break;
 		}
-		sroce_fw_mr_copy(mr, sge->addr + off, buf, n, to_mr);
+		err = sroce_fw_mr_copy(fw, mr, sge->addr + off, buf, n, to_mr);
+		if (err)
+			break;
 		buf += n;
 		len -= n;
 		off = 0;
@@ -583,7 +639,7 @@ void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw)
 	synchronize_rcu();
 	xa_for_each(&fw->mrs, index, k) {
 		xa_erase(&fw->mrs, index);
-		sroce_fw_mkey_free(k);
+		sroce_fw_mkey_free(fw, k);
 	}
 	xa_destroy(&fw->mrs);
 }

@@ -217,7 +217,7 @@ u16 sroce_fw_cmd_query_device(struct sroce_fw_dev *fw, const void *req,
 	r->caps = cpu_to_le32(SROCE_DEV_CAP_ROCE_V1 | SROCE_DEV_CAP_ROCE_V2 |
 			      SROCE_DEV_CAP_ATOMIC | SROCE_DEV_CAP_FAST_REG |
 			      SROCE_DEV_CAP_MW | SROCE_DEV_CAP_SRQ_RESIZE |
-			      SROCE_DEV_CAP_FLUSH_GLOBAL);
+			      SROCE_DEV_CAP_FLUSH_GLOBAL | SROCE_DEV_CAP_ODP);
 	r->fw_version = cpu_to_le64((u64)SROCE_FW_VERSION_MAJOR << 32 |
 				    SROCE_FW_VERSION_MINOR << 16 |
 				    SROCE_FW_VERSION_PATCH);

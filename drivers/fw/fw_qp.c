@@ -57,6 +57,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	 * under RCU; after the grace period none of them holds this one.
 	 */
 	sroce_fw_sched_remove(qp->fw, qp);
+	sroce_fw_odp_unpark(qp->fw, qp);
 	sroce_fw_event_src_kill(qp->fw, &qp->drained_ev);
 	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
 	synchronize_rcu();
@@ -128,6 +129,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->fw = fw;
 	sroce_fw_event_src_init(&qp->drained_ev, SROCE_EVENT_SQ_DRAINED);
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
+	INIT_LIST_HEAD(&qp->odp_node);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
 	/* Big enough for a WQE of the QP's own ring or of any SRQ. */

@@ -230,6 +230,7 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	struct sk_buff *skb;
 	u8 *payload;
+	int err;
 
 	/*
 	 * No memory: lost as on the wire. The retransmission of an RC packet
@@ -239,13 +240,22 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	skb = sroce_fw_tx_alloc(fw, f, &payload);
 	if (IS_ERR(skb))
 		return PTR_ERR(skb) == -ENOMEM ? 0 : PTR_ERR(skb);
-	if (sroce_fw_gather(fw, qp, off, payload, f->payload_len)) {
+	err = sroce_fw_gather(fw, qp, off, payload, f->payload_len);
+	if (err) {
 		kfree_skb(skb);
-		return -EACCES;
+		/* A page to wait for, or a protection error. */
+		return err == -EAGAIN ? err : -EACCES;
 	}
 	sroce_fw_tx(fw, qp, skb, path);
 	return 0;
 }
+
+/*
+ * Statuses of the send functions besides IB_WC_*: the send window is full;
+ * a page of an on-demand paging region is absent (the QP is parked).
+ */
+#define SROCE_FW_WINDOW_FULL	0xffff
+#define SROCE_FW_PAGE_WAIT	0xfffe
 
 /* The address vector a UD WQE sends to. */
 static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -281,6 +291,7 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	struct sroce_roce_fields f = {};
 	struct sroce_fw_path path;
 	struct sroce_av av;
+	int err;
 
 	if (wqe->wr.opcode != IB_WR_SEND &&
 	    wqe->wr.opcode != IB_WR_SEND_WITH_IMM)
@@ -304,7 +315,12 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.deth_sqp = qp->qpn;
 	f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 	f.payload_len = len;
-	if (sroce_fw_send_pkt(fw, qp, &f, &path, 0))
+	err = sroce_fw_send_pkt(fw, qp, &f, &path, 0);
+	if (err == -EAGAIN) {
+		sroce_fw_odp_park(fw, qp, false);
+		return SROCE_FW_PAGE_WAIT;
+	}
+	if (err)
 		return IB_WC_LOC_PROT_ERR;
 	qp->next_psn = sroce_psn_add(qp->next_psn, 1);
 	return IB_WC_SUCCESS;
@@ -336,9 +352,6 @@ static u8 sroce_fw_rc_opcode(u32 wr_opcode, bool first, bool last)
 				      SROCE_OP_SEND_LAST);
 	return write ? SROCE_OP_WRITE_MIDDLE : SROCE_OP_SEND_MIDDLE;
 }
-
-/* Status of sroce_fw_send_rc() when the send window is full. */
-#define SROCE_FW_WINDOW_FULL	0xffff
 
 /*
  * The FLUSH request of the WQE: FETH and RETH (IBA 1.5 A19.4). librxe
@@ -487,6 +500,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
 	struct sroce_fw_path path;
 	u64 len, off = qp->sq_next_off;
+	int err;
 
 	switch (wqe->wr.opcode) {
 	case IB_WR_SEND:
@@ -563,7 +577,14 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 		f.ieth_rkey = wqe->wr.ex.invalidate_rkey;
 		f.payload_len = n;
-		if (sroce_fw_send_pkt(fw, qp, &f, &path, off))
+		err = sroce_fw_send_pkt(fw, qp, &f, &path, off);
+		if (err == -EAGAIN) {
+			/* Nothing of this packet went out: resume at it. */
+			qp->sq_next_off = off;
+			sroce_fw_odp_park(fw, qp, false);
+			return SROCE_FW_PAGE_WAIT;
+		}
+		if (err)
 			return IB_WC_LOC_PROT_ERR;
 		t->last_psn = qp->next_psn;
 		qp->next_psn = sroce_psn_add(qp->next_psn, 1);
@@ -763,8 +784,13 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 			status = sroce_fw_send_rc(fw, qp);
 		else
 			status = sroce_fw_send_ud(fw, qp, len);
-		if (status == SROCE_FW_WINDOW_FULL)
-			break;	/* the completer reschedules us when ACKs come */
+		/*
+		 * The completer reschedules us when ACKs come, a translation
+		 * write when the page waited for may be there.
+		 */
+		if (status == SROCE_FW_WINDOW_FULL ||
+		    status == SROCE_FW_PAGE_WAIT)
+			break;
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
 			sroce_fw_send_error(fw, qp, status);

@@ -278,6 +278,19 @@ static void sroce_fw_recv_complete(struct sroce_fw_dev *fw,
 }
 
 /*
+ * Refuse request @psn with RNR NAK @syndrome: the QP stays as it was, and
+ * what follows is out of sequence until the requester sends it again.
+ * Caller holds qp->lock and makes the QP ready.
+ */
+static void sroce_fw_resp_rnr(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      u32 psn, u8 syndrome)
+{
+	sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
+	sroce_fw_resp_owe(qp, psn, syndrome);
+	qp->nak_sent = true;
+}
+
+/*
  * Place one SEND or WRITE packet. Return: 0, or the AETH syndrome of the
  * NAK to send (RNR NAKs leave the QP as it is, the others are fatal).
  */
@@ -292,6 +305,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	bool start = flags & SROCE_OPF_START;
 	bool end = flags & SROCE_OPF_END;
 	struct sroce_fw_mr *mr;
+	int err = 0;
 
 	/* Packets of a message must come in order: FIRST, MIDDLE..., LAST. */
 	if (start == qp->in_msg) {
@@ -319,8 +333,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	/* A receive WQE is needed by SENDs and by WRITEs with immediate. */
 	if (!qp->rwqe_valid && ((!write && start) ||
 				(write && end && (flags & SROCE_OPF_IMM)))) {
-		int err = sroce_fw_take_rwqe(fw, qp);
-
+		err = sroce_fw_take_rwqe(fw, qp);
 		if (err == -ENOENT)
 			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
 		qp->rwqe_valid = true;
@@ -350,20 +363,29 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			u64 word;
 
 			memcpy(&word, payload, sizeof(word));
-			sroce_fw_mr_store_u64(mr, qp->write_va, word);
+			err = sroce_fw_mr_store_u64(fw, mr, qp->write_va, word);
 		} else if (mr) {
-			sroce_fw_mr_copy(mr, qp->write_va + qp->msg_off,
-					 (void *)payload, n, true);
+			err = sroce_fw_mr_copy(fw, mr,
+					       qp->write_va + qp->msg_off,
+					       (void *)payload, n, true);
 		}
 		rcu_read_unlock();
-		if (!mr && n) {
+		/* A page to fault in: retried after the RNR delay. */
+		if (err == -EAGAIN)
+			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
+		if ((!mr && n) || err) {
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
 		sroce_fw_count(fw, SROCE_STAT_RX_WRITE_REQ);
-	} else if (sroce_fw_scatter(fw, qp, qp->msg_off, payload, n)) {
-		*wc_status = IB_WC_LOC_LEN_ERR;
-		return SROCE_SYN_NAK_INV_REQ;
+	} else {
+		err = sroce_fw_scatter(fw, qp, qp->msg_off, payload, n);
+		if (err == -EAGAIN)
+			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
+		if (err) {
+			*wc_status = IB_WC_LOC_LEN_ERR;
+			return SROCE_SYN_NAK_INV_REQ;
+		}
 	}
 	/* SEND with invalidate: the key dies before the completion shows. */
 	if (end && (flags & SROCE_OPF_INV) &&
@@ -507,14 +529,40 @@ static u8 sroce_fw_take_read(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	return 0;
 }
 
-/* Execute an atomic and record its result. Return: 0 or the NAK syndrome. */
+/* What an atomic request asks. */
+struct sroce_fw_atomic_req {
+	bool cmp_swap;
+	u64 cmp;
+	u64 swap_add;
+};
+
+/* The value atomic request @arg leaves in place of @orig. */
+static u64 sroce_fw_atomic_op(u64 orig, const void *arg)
+{
+	const struct sroce_fw_atomic_req *a = arg;
+
+	if (a->cmp_swap)
+		return orig == a->cmp ? a->swap_add : orig;
+	return orig + a->swap_add;
+}
+
+/*
+ * Execute an atomic and record its result. Return: 0 or the NAK syndrome
+ * (an RNR NAK leaves the QP as it was: the atomic was not executed).
+ */
 static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     const struct sroce_fw_pkt *pkt)
 {
 	const u8 *atm = pkt->hdr + pkt->info.off[SROCE_EXT_ATMETH];
+	const struct sroce_fw_atomic_req req = {
+		.cmp_swap = pkt->info.opcode == SROCE_OP_CMP_SWAP,
+		.cmp = sroce_atmeth_cmp(atm),
+		.swap_add = sroce_atmeth_swap_add(atm),
+	};
 	u64 va = sroce_atmeth_va(atm), orig, val;
 	struct sroce_fw_rd_res *r;
 	struct sroce_fw_mr *mr;
+	int err = 0;
 
 	if (!(le32_to_cpu(qp->attr.access_flags) &
 	      SROCE_ACCESS_REMOTE_ATOMIC))
@@ -534,16 +582,24 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_res_unnew(qp);
 		return SROCE_SYN_NAK_REM_ACCESS;
 	}
-	spin_lock(&sroce_fw_atomic_lock);
-	sroce_fw_mr_copy(mr, va, &orig, sizeof(orig), false);
-	if (pkt->info.opcode == SROCE_OP_CMP_SWAP)
-		val = orig == sroce_atmeth_cmp(atm) ?
-		      sroce_atmeth_swap_add(atm) : orig;
-	else
-		val = orig + sroce_atmeth_swap_add(atm);
-	sroce_fw_mr_copy(mr, va, &val, sizeof(val), true);
-	spin_unlock(&sroce_fw_atomic_lock);
+	if (mr->type == SROCE_MR_ODP) {
+		err = sroce_fw_odp_atomic(fw, mr, va, sroce_fw_atomic_op, &req,
+					  &orig, &sroce_fw_atomic_lock);
+	} else {
+		spin_lock(&sroce_fw_atomic_lock);
+		sroce_fw_mr_copy(fw, mr, va, &orig, sizeof(orig), false);
+		val = sroce_fw_atomic_op(orig, &req);
+		sroce_fw_mr_copy(fw, mr, va, &val, sizeof(val), true);
+		spin_unlock(&sroce_fw_atomic_lock);
+	}
 	rcu_read_unlock();
+	if (err) {
+		/* Not executed: a page to fault in, or one that failed. */
+		sroce_fw_res_unnew(qp);
+		return err == -EAGAIN ?
+		       SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer :
+		       SROCE_SYN_NAK_REM_ACCESS;
+	}
 
 	qp->msn = (qp->msn + 1) & 0xffffff;
 	*r = (struct sroce_fw_rd_res){
@@ -699,6 +755,10 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		syndrome = sroce_fw_do_atomic(fw, qp, pkt);
 	}
 	pkt->ready_qp = qp;
+	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK) {
+		sroce_fw_resp_rnr(fw, qp, pkt->info.psn, syndrome);
+		return;
+	}
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
 				    syndrome == SROCE_SYN_NAK_REM_ACCESS ?
@@ -711,8 +771,10 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 
 /*
  * Send up to @budget responses of READ resource @r along @path. Return:
- * 0, or -EACCES when its region no longer covers it (invalidated or
- * deregistered since the request was accepted).
+ * 0; -EAGAIN when a page of an on-demand paging region is absent (a
+ * fault is raised; the response waits, unsent); -EACCES when its region
+ * no longer covers it (invalidated or deregistered since the request was
+ * accepted) or a page could not be faulted.
  */
 static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 				  struct sroce_fw_qp *qp,
@@ -763,9 +825,16 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 		/* No memory: lost like a dropped packet, asked for again. */
 		skb = sroce_fw_tx_alloc(fw, &f, &payload);
 		if (!IS_ERR(skb)) {
-			if (f.payload_len)
-				sroce_fw_mr_copy(mr, r->va + off, payload,
-						 f.payload_len, false);
+			err = f.payload_len ?
+			      sroce_fw_mr_copy(fw, mr, r->va + off, payload,
+					       f.payload_len, false) : 0;
+			if (err) {
+				/* A page to wait for, or one that failed. */
+				kfree_skb(skb);
+				if (err != -EAGAIN)
+					err = -EACCES;
+				goto out_unlock;
+			}
 			sroce_fw_tx(fw, qp, skb, path);
 		}
 		off += f.payload_len;
@@ -871,7 +940,8 @@ static void sroce_fw_resp_ack_direct(struct sroce_fw_dev *fw,
  * be sent (responses leave in PSN order). In ERROR only a NAK leaves.
  *
  * Context: softirqs disabled, inside an RCU read-side section.
- * Return: true if responses are still owed.
+ * Return: true if responses are still owed and can be sent now (not
+ * while waiting for a page of an on-demand paging region).
  */
 bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_reply *ack)
@@ -879,7 +949,8 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	unsigned int budget = SROCE_FW_RESP_QUANTUM;
 	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
 	struct sroce_fw_path path;
-	bool routed = false;
+	bool routed = false, parked = false;
+	int err;
 
 	switch (qp->attr.state) {
 	case SROCE_QPS_RTR:
@@ -908,7 +979,16 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		if (r->opcode == SROCE_OP_CMP_SWAP ||
 		    r->opcode == SROCE_OP_FETCH_ADD) {
 			sroce_fw_res_send_atomic(fw, qp, r, &path, &budget);
-		} else if (sroce_fw_res_send_read(fw, qp, r, &path, &budget)) {
+			continue;
+		}
+		err = sroce_fw_res_send_read(fw, qp, r, &path, &budget);
+		if (err == -EAGAIN) {
+			/* Made ready again by the driver's next page write. */
+			sroce_fw_odp_park(fw, qp, false);
+			parked = true;
+			break;
+		}
+		if (err) {
 			sroce_fw_resp_fatal(fw, qp, r->next_psn,
 					    SROCE_SYN_NAK_REM_ACCESS,
 					    IB_WC_REM_ACCESS_ERR);
@@ -919,11 +999,11 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (qp->res_tx != qp->res_tail &&
 	    !sroce_psn_before(owed->psn,
 			      sroce_fw_res(qp, qp->res_tx)->first_psn))
-		return true;
+		return !parked;
 out_ack:
 	if (owed->pending)
 		sroce_fw_resp_take_ack(fw, qp, routed ? &path : NULL, ack);
-	return qp->res_tx != qp->res_tail;
+	return qp->res_tx != qp->res_tail && !parked;
 }
 
 /**
@@ -1047,13 +1127,10 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	syndrome = sroce_fw_place(fw, qp, pkt, &wc_status);
 	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK) {
-		/* No receive posted: the requester retries later. */
+		/* No receive posted, or a page absent: retried later. */
 		if (rc) {
-			sroce_fw_count(fw, SROCE_STAT_RNR_NAK_SENT);
-			sroce_fw_resp_owe(qp, info->psn, syndrome);
+			sroce_fw_resp_rnr(fw, qp, info->psn, syndrome);
 			pkt->ready_qp = qp;
-			/* What follows is out of sequence until the retry. */
-			qp->nak_sent = true;
 		}
 		goto out_unlock;
 	}

@@ -25,7 +25,9 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-#define SROCE_FW_ABI_MINOR		3	/* 2: RESIZE_SRQ, 3: RDMA FLUSH */
+#define SROCE_FW_ABI_MINOR		4	/* 2: RESIZE_SRQ, 3: RDMA FLUSH,
+					 * 4: on-demand paging
+					 */
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -199,6 +201,7 @@ struct sroce_cmd_completion {
 #define SROCE_DEV_CAP_MW		0x10	/* memory windows type 1 and 2 */
 #define SROCE_DEV_CAP_SRQ_RESIZE	0x20	/* RESIZE_SRQ */
 #define SROCE_DEV_CAP_FLUSH_GLOBAL	0x40	/* RDMA FLUSH, global visibility */
+#define SROCE_DEV_CAP_ODP		0x80	/* on-demand paging regions */
 
 /* SROCE_CMD_QUERY_DEVICE: no request payload. */
 struct sroce_query_device_resp {
@@ -506,6 +509,48 @@ enum sroce_mr_type {
 	SROCE_MR_USER = 1,
 	SROCE_MR_DMA = 2,
 	SROCE_MR_FAST = 3,
+	SROCE_MR_ODP = 4,
+};
+
+/*
+ * On-demand paging (SROCE_MR_ODP): REG_MR as for a user MR but with no
+ * table (mtt_addr 0). The firmware keeps the translation of each of the
+ * npages pages itself, every page absent at first; the driver writes it
+ * with sroce_fw_write_odp_xlt() (fw_bus.h). An access that finds a page
+ * absent (or read-only, for a write) raises SROCE_EVENT_PAGE_FAULT and
+ * waits: the requester and the READ responder stop the QP until the next
+ * translation write, the responder of a SEND, WRITE or atomic answers RNR
+ * NAK, the completer drops the response and asks again after the next
+ * write; a UD receive completes in error (UD receives are not offered
+ * for on-demand paging). Pages the driver could not fault are
+ * marked failed: accesses to them end in protection errors until they
+ * are written again.
+ */
+#define SROCE_ODP_MAX_PAGES		(1U << 31)
+#define SROCE_ODP_XLT_MAX_PAGES		512
+
+enum sroce_odp_xlt_op {
+	SROCE_ODP_XLT_MAP = 1,		/* install npages entries */
+	SROCE_ODP_XLT_UNMAP = 2,	/* make npages pages absent */
+	SROCE_ODP_XLT_FAIL = 3,		/* npages pages could not be faulted */
+};
+
+/* An entry of a MAP: a struct page pointer, with this bit if writable. */
+#define SROCE_ODP_XLT_WRITABLE		0x1ULL
+
+/*
+ * A translation write: @npages (1..SROCE_ODP_XLT_MAX_PAGES) pages from
+ * @first_page (page 0 holds the region's first byte) of the region @key.
+ * For MAP, @entries_addr is the driver's array of @npages __le64 entries;
+ * an entry of 0 leaves the page absent.
+ */
+struct sroce_odp_xlt {
+	__le32 key;
+	__le32 first_page;
+	__le32 npages;
+	__u8 op;			/* enum sroce_odp_xlt_op */
+	__u8 rsvd[3];
+	__le64 entries_addr;
 };
 
 /* Access rights, the IB_ACCESS_* bits a region may carry. */
@@ -640,6 +685,8 @@ enum sroce_stat {
 	SROCE_STAT_TX_NO_MEM,		/* packets not sent for want of memory
 					 * (lost: RC resends them)
 					 */
+	SROCE_STAT_ODP_PAGE_FAULTS,	/* on-demand paging: faults raised */
+	SROCE_STAT_ODP_INVALIDATIONS,	/* on-demand paging: pages unmapped */
 	SROCE_NUM_STATS,
 };
 
@@ -707,6 +754,7 @@ enum sroce_event_type {
 	SROCE_EVENT_CQ_ERROR = 3,
 	SROCE_EVENT_SRQ_LIMIT = 4,
 	SROCE_EVENT_SQ_DRAINED = 5,
+	SROCE_EVENT_PAGE_FAULT = 6,
 };
 
 #define SROCE_EQE_PHASE			0x1
@@ -740,6 +788,19 @@ struct sroce_event_cq {
 struct sroce_event_qp {
 	__le32 qpn;
 	__u8 rsvd[4];
+};
+
+/*
+ * SROCE_EVENT_PAGE_FAULT: an access to the on-demand paging region @key
+ * found page @page absent (or read-only, for a write). One source per
+ * region: a fault raised while the last one waits replaces it; the
+ * accesses that wait are retried after every MAP or FAIL translation
+ * write, and fault again if their page is still absent.
+ */
+#define SROCE_PAGE_FAULT_WRITE		0x80000000U
+struct sroce_event_page_fault {
+	__le32 key;
+	__le32 page;			/* | SROCE_PAGE_FAULT_WRITE */
 };
 
 /* Largest event payload; the firmware keeps one per event source. */
@@ -790,6 +851,8 @@ SROCE_ABI_ASSERT_SIZE(sroce_ah_num, 8);
 SROCE_ABI_ASSERT_FITS(sroce_query_stats_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_create_srq_req, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_srq_num, SROCE_EVENT_DATA_MAX);
+SROCE_ABI_ASSERT_SIZE(sroce_event_page_fault, SROCE_EVENT_DATA_MAX);
+SROCE_ABI_ASSERT_SIZE(sroce_odp_xlt, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_srq_req, 24);

@@ -63,5 +63,7 @@ void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
 void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
 				   unsigned int how);
 void sroce_fw_ring_sq_doorbell(struct sroce_fw_dev *fw, u32 qpn);
+u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
+			   const struct sroce_odp_xlt *x);
 
 #endif /* SROCE_FW_BUS_H */
