@@ -332,12 +332,12 @@ u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
 	const __le64 *src = (const __le64 *)(uintptr_t)
 			    le64_to_cpu(x->entries_addr);
 	struct sroce_fw_odp *odp;
+	bool map = x->op == SROCE_ODP_XLT_MAP;
 	struct sroce_fw_mr *mr;
 	u16 status = SROCE_FW_OK;
 
-	if (!npages || npages > SROCE_ODP_XLT_MAX_PAGES ||
-	    (x->op == SROCE_ODP_XLT_MAP) != !!src ||
-	    (x->op != SROCE_ODP_XLT_MAP && x->op != SROCE_ODP_XLT_UNMAP &&
+	if (!npages || npages > SROCE_ODP_XLT_MAX_PAGES || map != !!src ||
+	    (!map && x->op != SROCE_ODP_XLT_UNMAP &&
 	     x->op != SROCE_ODP_XLT_FAIL))
 		return SROCE_FW_ERR_BAD_PARAM;
 
@@ -356,7 +356,7 @@ u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
 	for (i = 0; i < npages; i++) {
 		unsigned long e = SROCE_FW_ODP_ABSENT;
 
-		if (x->op == SROCE_ODP_XLT_MAP) {
+		if (map) {
 			e = le64_to_cpu(READ_ONCE(src[i]));
 			/* Only the writable bit may be set beside a page. */
 			if (e & SROCE_FW_ODP_FLAGS & ~SROCE_ODP_XLT_WRITABLE)

@@ -25,9 +25,8 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-#define SROCE_FW_ABI_MINOR		4	/* 2: RESIZE_SRQ, 3: RDMA FLUSH,
-					 * 4: on-demand paging
-					 */
+/* Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging. */
+#define SROCE_FW_ABI_MINOR		4
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -526,7 +525,7 @@ enum sroce_mr_type {
  * marked failed: accesses to them end in protection errors until they
  * are written again.
  */
-#define SROCE_ODP_MAX_PAGES		(1U << 31)
+#define SROCE_ODP_MAX_PAGES		0x80000000U
 #define SROCE_ODP_XLT_MAX_PAGES		512
 
 enum sroce_odp_xlt_op {
