@@ -14,6 +14,7 @@
 # and writes it to $SROCE_OUT/bench.txt when sroce-vm has an --out share.
 #
 # usage: guest-bench.sh [--quick] [--reps N] [--deadline UPTIME_SECS]
+#                       [--tests LIST]
 #                       [--host-load STR] [--base-ko FILE]
 #   --reps: repetitions of every test (default 3, 1 with --quick); the
 #   table gives their median.
@@ -22,7 +23,7 @@
 #   reported as "skip" instead of running into the harness's timeout.
 set -u
 
-quick=0 deadline=0 host_load='' want_reps='' base_ko=''
+quick=0 deadline=0 host_load='' want_reps='' base_ko='' only=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--deadline) deadline=$2; shift ;;
 	--host-load) host_load=$2; shift ;;
 	--base-ko) base_ko=$2; shift ;;
+	--tests) only=$2; shift ;;
 	*) echo "guest-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -51,6 +53,13 @@ problems=() calib_fail=() from_server=()
 
 # Tests in table order: name, perftest tool, arguments, metrics.
 tests=(send_bw write_bw read_bw atomic_bw send_lat write_lat read_lat atomic_lat)
+# --tests: a subset, in table order
+if [ -n "$only" ]; then
+	all=("${tests[@]}") tests=()
+	for t in "${all[@]}"; do
+		[[ ",$only," != *",$t,"* ]] || tests+=("$t")
+	done
+fi
 declare -A tool_args=(
 	[send_bw]="-s 65536" [write_bw]="-s 65536" [read_bw]="-s 65536"
 	[atomic_bw]="" [send_lat]="-s 2" [write_lat]="-s 2" [read_lat]="-s 2"
