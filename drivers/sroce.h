@@ -456,14 +456,57 @@ void sroce_mr_free(struct sroce_mr *mr);
 int sroce_mr_register(struct sroce_dev *sdev, struct sroce_mr *mr,
 		      struct sroce_reg_mr_req *req);
 
-/* sroce_odp.c */
+/* sroce_odp.c, built where the kernel has on-demand paging */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 int sroce_odp_reg_mr(struct sroce_dev *sdev, struct sroce_mr *mr, u64 start,
 		     u64 length, u64 iova, int access);
 int sroce_odp_dereg(struct sroce_dev *sdev, struct sroce_mr *mr);
 int sroce_odp_dereg_mr(struct sroce_dev *sdev, struct sroce_mr *mr);
+void sroce_odp_orphan(struct sroce_mr *mr);
 void sroce_odp_free(struct sroce_mr *mr);
 void sroce_handle_page_fault(struct sroce_dev *sdev,
 			     const struct sroce_event_page_fault *ev);
+int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+#else
+static inline int sroce_odp_reg_mr(struct sroce_dev *sdev,
+				   struct sroce_mr *mr, u64 start, u64 length,
+				   u64 iova, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+/* No region has mr->odp set: these are never reached. */
+static inline int sroce_odp_dereg_mr(struct sroce_dev *sdev,
+				     struct sroce_mr *mr)
+{
+	return 0;
+}
+
+static inline void sroce_odp_orphan(struct sroce_mr *mr)
+{
+}
+
+static inline void sroce_odp_free(struct sroce_mr *mr)
+{
+}
+
+static inline void
+sroce_handle_page_fault(struct sroce_dev *sdev,
+			const struct sroce_event_page_fault *ev)
+{
+}
+
+static inline int sroce_advise_mr(struct ib_pd *ibpd,
+				  enum ib_uverbs_advise_mr_advice advice,
+				  u32 flags, struct ib_sge *sg_list,
+				  u32 num_sge,
+				  struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* sroce_mcast.c */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

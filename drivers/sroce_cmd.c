@@ -386,6 +386,21 @@ void sroce_quarantine(struct sroce_dev *sdev, void *vmem,
 	mutex_unlock(&sdev->quarantine_lock);
 }
 
+/*
+ * Before detach frees the firmware: the MMU notifiers of kept on-demand
+ * paging regions stop writing to it (it is stopped: it uses no page).
+ */
+static void sroce_quarantine_orphan(struct sroce_dev *sdev)
+{
+	struct sroce_quarantined *qe;
+
+	mutex_lock(&sdev->quarantine_lock);
+	list_for_each_entry(qe, &sdev->quarantine, node)
+		if (qe->mr && qe->mr->odp)
+			sroce_odp_orphan(qe->mr);
+	mutex_unlock(&sdev->quarantine_lock);
+}
+
 /* The firmware is detached: free what it might have been using. */
 static void sroce_quarantine_release(struct sroce_dev *sdev)
 {
@@ -476,6 +491,7 @@ void sroce_hw_close(struct sroce_dev *sdev)
 {
 	if (sdev->fw) {
 		cancel_work_sync(&sdev->fatal_work);
+		sroce_quarantine_orphan(sdev);
 		sroce_fw_detach(sdev->fw);
 		sroce_quarantine_release(sdev);
 	}

@@ -195,6 +195,17 @@ static inline void sroce_flowi4_set_tos(struct flowi4 *fl, u8 tos)
  * to struct hmm_dma_map and HMM_PFN_* bits). The list's entries are HMM
  * PFNs (HMM_PFN_VALID, HMM_PFN_WRITE) either way.
  */
+/*
+ * RDMA FLUSH and ATOMIC WRITE to on-demand paging regions, which the
+ * capabilities name since 6.15 (kernels before have neither bit).
+ */
+#ifdef SROCE_HAVE_ODP_FLUSH_ATOMIC_WRITE
+#define SROCE_ODP_SUPPORT_FLUSH_ATOMIC_WRITE \
+	(IB_ODP_SUPPORT_FLUSH | IB_ODP_SUPPORT_ATOMIC_WRITE)
+#else
+#define SROCE_ODP_SUPPORT_FLUSH_ATOMIC_WRITE	0
+#endif
+
 #ifdef SROCE_HAVE_UMEM_ODP_HMM_MAP
 static inline unsigned long sroce_odp_hmm_pfn(const struct ib_umem_odp *umem,
 					      size_t index)
@@ -206,6 +217,28 @@ static inline u64 sroce_odp_access_mask(bool write)
 {
 	return write ? HMM_PFN_WRITE : 0;
 }
+
+/* Whether page @index, just mapped (HMM PFN @pfn), may be written. */
+static inline bool sroce_odp_writable(const struct ib_umem_odp *umem,
+				      size_t index, unsigned long pfn)
+{
+	return pfn & HMM_PFN_WRITE;
+}
+
+/*
+ * Before the core unmaps page @index: mark it dirty if it was mapped
+ * writable. The core dirties only DMA-mapped pages here, and a virtual-DMA
+ * device's are not; it clears the PFN's flags after the unmap, so a stale
+ * entry is never dirtied. Caller holds umem_mutex.
+ */
+static inline void sroce_odp_dirty(struct ib_umem_odp *umem, size_t index)
+{
+	unsigned long pfn = umem->map.pfn_list[index];
+
+	if ((pfn & (HMM_PFN_VALID | HMM_PFN_WRITE)) ==
+	    (HMM_PFN_VALID | HMM_PFN_WRITE))
+		set_page_dirty(compound_head(hmm_pfn_to_page(pfn)));
+}
 #else
 static inline unsigned long sroce_odp_hmm_pfn(const struct ib_umem_odp *umem,
 					      size_t index)
@@ -216,6 +249,21 @@ static inline unsigned long sroce_odp_hmm_pfn(const struct ib_umem_odp *umem,
 static inline u64 sroce_odp_access_mask(bool write)
 {
 	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
+
+/*
+ * Writable only if mapped for writing: those are the pages the core marks
+ * dirty when it unmaps them.
+ */
+static inline bool sroce_odp_writable(const struct ib_umem_odp *umem,
+				      size_t index, unsigned long pfn)
+{
+	return umem->dma_list[index] & ODP_WRITE_ALLOWED_BIT;
+}
+
+/* The core marks the pages mapped for writing dirty itself. */
+static inline void sroce_odp_dirty(struct ib_umem_odp *umem, size_t index)
+{
 }
 #endif
 

@@ -43,6 +43,9 @@ static_assert(SROCE_ODP_FAULT_PAGES <= SROCE_ODP_XLT_MAX_PAGES);
  * @fault_pending: a fault is waiting for @fault_work
  * @fault_page: the page that was missing
  * @fault_write: it was missing for a write
+ * @users: prefetches in progress, plus one while the region is found in
+ *	   odp_mrs
+ * @unused: completed when @users drops to zero
  * @entries: translation entries of one write; used under umem_mutex
  */
 struct sroce_odp {
@@ -50,6 +53,8 @@ struct sroce_odp {
 	struct sroce_mr *mr;
 	struct ib_umem_odp *umem;
 	u32 npages;
+	refcount_t users;
+	struct completion unused;
 	struct work_struct fault_work;
 	spinlock_t fault_lock; /* the pending fault; process context */
 	bool fault_pending;
@@ -87,8 +92,8 @@ static int sroce_odp_map(struct sroce_odp *odp, u32 first, u32 npages,
 	struct ib_umem_odp *umem = odp->umem;
 	u64 va = ib_umem_start(umem) + ((u64)first << PAGE_SHIFT);
 	bool writable = umem->umem.writable;
+	u32 i, present = 0;
 	int mapped, err;
-	u32 i;
 
 	/* Returns with umem_mutex held on success. */
 	mapped = ib_umem_odp_map_dma_and_lock(umem, va,
@@ -104,14 +109,28 @@ static int sroce_odp_map(struct sroce_odp *odp, u32 first, u32 npages,
 
 		if (pfn & HMM_PFN_VALID) {
 			e = (uintptr_t)hmm_pfn_to_page(pfn);
-			if (writable && (pfn & HMM_PFN_WRITE))
+			if (writable && sroce_odp_writable(umem, first + i, pfn))
 				e |= SROCE_ODP_XLT_WRITABLE;
+			present++;
 		}
 		odp->entries[i] = cpu_to_le64(e);
 	}
-	err = sroce_odp_xlt(odp, SROCE_ODP_XLT_MAP, first, npages);
+	/* A snapshot of nothing writes nothing (and wakes nobody). */
+	err = fault || present ?
+	      sroce_odp_xlt(odp, SROCE_ODP_XLT_MAP, first, npages) : 0;
 	mutex_unlock(&umem->umem_mutex);
 	return err;
+}
+
+/* Dirty what the firmware may have written in @start..@end (addresses). */
+static void sroce_odp_dirty_range(struct ib_umem_odp *umem, u64 start,
+				  u64 end)
+{
+	u64 i = (start - ib_umem_start(umem)) >> PAGE_SHIFT;
+	u64 last = (end - 1 - ib_umem_start(umem)) >> PAGE_SHIFT;
+
+	for (; i <= last; i++)
+		sroce_odp_dirty(umem, i);
 }
 
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
@@ -144,6 +163,8 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 			page += n;
 		}
 	}
+	if (start < end)
+		sroce_odp_dirty_range(umem, start, end);
 	ib_umem_odp_unmap_dma_pages(umem, start, end);
 	mutex_unlock(&umem->umem_mutex);
 	return true;
@@ -230,20 +251,131 @@ void sroce_handle_page_fault(struct sroce_dev *sdev,
 	xa_unlock(&sdev->odp_mrs);
 }
 
-/* The pages present now, in windows of the largest translation write. */
-static int sroce_odp_snapshot(struct sroce_odp *odp)
+static void sroce_odp_put(struct sroce_odp *odp)
+{
+	if (refcount_dec_and_test(&odp->users))
+		complete(&odp->unused);
+}
+
+/*
+ * Map pages @first..@last in windows of the largest translation write,
+ * faulting them in (writable if @write) unless @fault is false. Stops
+ * early for a fatal signal. Return: 0 or a negative errno.
+ */
+static int sroce_odp_map_range(struct sroce_odp *odp, u32 first, u32 last,
+			       bool fault, bool write)
 {
 	u32 page, n;
 	int err;
 
-	for (page = 0; page < odp->npages; page += n) {
-		n = min_t(u32, odp->npages - page, SROCE_ODP_XLT_MAX_PAGES);
-		err = sroce_odp_map(odp, page, n, false, false);
+	for (page = first; page <= last; page += n) {
+		n = min_t(u32, last - page + 1, SROCE_ODP_XLT_MAX_PAGES);
+		err = sroce_odp_map(odp, page, n, fault, write);
 		if (err)
 			return err;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
 	return 0;
+}
+
+/*
+ * Faults and prefetches no longer find the region; wait for those that
+ * did. Context: process context; sleeps.
+ */
+static void sroce_odp_unpublish(struct sroce_dev *sdev, struct sroce_odp *odp)
+{
+	xa_erase(&sdev->odp_mrs, odp->mr->ibmr.lkey >> 8);
+	sroce_odp_put(odp);
+	wait_for_completion(&odp->unused);
+	cancel_work_sync(&odp->fault_work);
+}
+
+/* The pages present now, in windows of the largest translation write. */
+static int sroce_odp_snapshot(struct sroce_odp *odp)
+{
+	return sroce_odp_map_range(odp, 0, odp->npages - 1, false, false);
+}
+
+/*
+ * The on-demand paging region @lkey of @ibpd if it covers @addr..@len,
+ * with a reference the caller drops with sroce_odp_put(); NULL if not.
+ */
+static struct sroce_odp *sroce_odp_get(struct sroce_dev *sdev,
+				       struct ib_pd *ibpd, u32 lkey, u64 addr,
+				       u32 len)
+{
+	struct sroce_odp *odp = NULL;
+	struct sroce_mr *mr;
+
+	xa_lock(&sdev->odp_mrs);
+	mr = xa_load(&sdev->odp_mrs, lkey >> 8);
+	if (mr && mr->ibmr.lkey == lkey && mr->ibmr.pd == ibpd && len &&
+	    addr >= mr->ibmr.iova && len <= mr->ibmr.length &&
+	    addr - mr->ibmr.iova <= mr->ibmr.length - len &&
+	    refcount_inc_not_zero(&mr->odp->users))
+		odp = mr->odp;
+	xa_unlock(&sdev->odp_mrs);
+	return odp;
+}
+
+/**
+ * sroce_advise_mr() - ib_device_ops.advise_mr: prefetch on-demand paging
+ * regions
+ * @ibpd: the PD the regions must belong to
+ * @advice: PREFETCH (read), PREFETCH_WRITE, or PREFETCH_NO_FAULT (map
+ *	    only what is present)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH or 0; the prefetch is done before
+ *	   returning either way (an asynchronous one may be)
+ * @sg_list: the ranges, by lkey and iova
+ * @num_sge: entries in @sg_list
+ * @attrs: unused
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EOPNOTSUPP for another advice; -EINVAL for an SGE outside
+ * an on-demand paging region of @ibpd; -EPERM to prefetch a read-only
+ * region for writing; -EINTR on a fatal signal; or a fault's errno.
+ */
+int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs)
+{
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_odp *odp;
+	u64 first, last;
+	int err = 0;
+	u32 i;
+
+	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	for (i = 0; i < num_sge && !err; i++) {
+		odp = sroce_odp_get(sdev, ibpd, sg_list[i].lkey,
+				    sg_list[i].addr, sg_list[i].length);
+		if (!odp) {
+			ibdev_dbg(&sdev->ibdev, "advise_mr: SGE %u (lkey %#x) names no ODP region of the PD\n",
+				  i, sg_list[i].lkey);
+			return -EINVAL;
+		}
+		if (write && !odp->umem->umem.writable) {
+			err = -EPERM;
+		} else {
+			first = sg_list[i].addr - odp->mr->ibmr.iova +
+				ib_umem_offset(&odp->umem->umem);
+			last = first + sg_list[i].length - 1;
+			err = sroce_odp_map_range(odp, first >> PAGE_SHIFT,
+						  last >> PAGE_SHIFT, fault,
+						  write);
+		}
+		sroce_odp_put(odp);
+	}
+	return err;
 }
 
 /**
@@ -276,8 +408,7 @@ int sroce_odp_reg_mr(struct sroce_dev *sdev, struct sroce_mr *mr, u64 start,
 	size_t npages;
 	int err;
 
-	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) ||
-	    !(le32_to_cpu(sdev->caps.caps) & SROCE_DEV_CAP_ODP) ||
+	if (!(le32_to_cpu(sdev->caps.caps) & SROCE_DEV_CAP_ODP) ||
 	    (access & IB_ACCESS_HUGETLB) || (!start && length == U64_MAX))
 		return -EOPNOTSUPP;
 
@@ -301,6 +432,8 @@ int sroce_odp_reg_mr(struct sroce_dev *sdev, struct sroce_mr *mr, u64 start,
 	odp->npages = npages;
 	spin_lock_init(&odp->fault_lock);
 	INIT_WORK(&odp->fault_work, sroce_odp_fault_work);
+	refcount_set(&odp->users, 1);
+	init_completion(&odp->unused);
 	mr->umem = &umem->umem;
 	mr->odp = odp;
 
@@ -309,21 +442,20 @@ int sroce_odp_reg_mr(struct sroce_dev *sdev, struct sroce_mr *mr, u64 start,
 	err = sroce_mr_register(sdev, mr, &req);
 	if (err)
 		goto err_unregistered;
-	err = xa_insert(&sdev->odp_mrs, mr->ibmr.lkey >> 8, mr, GFP_KERNEL);
-	if (err)
-		goto err_dereg;
-	/* From now on invalidations reach the firmware. */
+	/* Invalidations reach the firmware before any page can be mapped. */
 	mutex_lock(&umem->umem_mutex);
 	umem->private = odp;
 	mutex_unlock(&umem->umem_mutex);
+	err = xa_insert(&sdev->odp_mrs, mr->ibmr.lkey >> 8, mr, GFP_KERNEL);
+	if (err)
+		goto err_dereg;
 	err = sroce_odp_snapshot(odp);
 	if (err)
 		goto err_erase;
 	return 0;
 
 err_erase:
-	xa_erase(&sdev->odp_mrs, mr->ibmr.lkey >> 8);
-	cancel_work_sync(&odp->fault_work);
+	sroce_odp_unpublish(sdev, odp);
 err_dereg:
 	if (sroce_odp_dereg(sdev, mr))
 		return err;
@@ -358,7 +490,6 @@ err_free_odp:
 int sroce_odp_dereg(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	struct sroce_dereg_mr_req req = { .key = cpu_to_le32(mr->ibmr.lkey) };
-	struct ib_umem_odp *umem = mr->odp->umem;
 	int err;
 
 	err = sroce_cmd_exec(sdev, SROCE_CMD_DEREG_MR, &req, sizeof(req),
@@ -370,10 +501,29 @@ int sroce_odp_dereg(struct sroce_dev *sdev, struct sroce_mr *mr)
 		sroce_quarantine(sdev, NULL, mr);
 		return err;
 	}
+	sroce_odp_orphan(mr);
+	return 0;
+}
+
+/**
+ * sroce_odp_orphan() - the notifier stops writing to the firmware
+ * @mr: an on-demand paging region the firmware no longer uses (dropped,
+ *	or stopped for good)
+ *
+ * What the firmware may have written is marked dirty first: releasing the
+ * umem unmaps every page, and on 6.15+ the core does not dirty those of a
+ * virtual-DMA device.
+ *
+ * Context: process context; sleeps.
+ */
+void sroce_odp_orphan(struct sroce_mr *mr)
+{
+	struct ib_umem_odp *umem = mr->odp->umem;
+
 	mutex_lock(&umem->umem_mutex);
 	umem->private = NULL;
+	sroce_odp_dirty_range(umem, ib_umem_start(umem), ib_umem_end(umem));
 	mutex_unlock(&umem->umem_mutex);
-	return 0;
 }
 
 /**
@@ -386,8 +536,7 @@ int sroce_odp_dereg(struct sroce_dev *sdev, struct sroce_mr *mr)
  */
 int sroce_odp_dereg_mr(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	xa_erase(&sdev->odp_mrs, mr->ibmr.lkey >> 8);
-	cancel_work_sync(&mr->odp->fault_work);
+	sroce_odp_unpublish(sdev, mr->odp);
 	if (!sroce_odp_dereg(sdev, mr))
 		sroce_mr_free(mr);
 	return 0;

@@ -105,7 +105,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 		attr->odp_caps.per_transport_caps.rc_odp_caps =
 			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV |
+			SROCE_ODP_SUPPORT_FLUSH_ATOMIC_WRITE;
 		attr->odp_caps.per_transport_caps.ud_odp_caps =
 			IB_ODP_SUPPORT_SEND;
 	}
@@ -338,6 +339,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.add_gid = sroce_add_gid,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.advise_mr = sroce_advise_mr,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.create_ah = sroce_create_ah,

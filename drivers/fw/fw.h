@@ -316,9 +316,12 @@ struct sroce_fw_path {
  * @sched_dead: being destroyed; never queued again
  * @odp_node: on the function's odp_waiters while it waits for a page of
  *	      an on-demand paging region (under odp_wait_lock)
- * @odp_rewind: the completer dropped a response for want of a page: ask
- *		again from comp_psn once pages come (under odp_wait_lock,
- *		read and cleared under @lock as well)
+ * @odp_rewind: the completer dropped the response at @odp_rewind_psn of
+ *		the WQE at @odp_rewind_cons for want of a page: no ACK
+ *		rewinds meanwhile, and the next translation write asks
+ *		again from there if that is still where the QP stands
+ * @odp_rewind_psn: see @odp_rewind
+ * @odp_rewind_cons: see @odp_rewind
  * @next_psn: PSN of the next packet sent
  * @sport: UDP source port of every packet of this QP
  * @path: connected QPs: the path of @attr.av, resolved against the GID
@@ -403,6 +406,8 @@ struct sroce_fw_qp {
 	bool sched_dead;
 	struct list_head odp_node;
 	bool odp_rewind;
+	u32 odp_rewind_psn;
+	u32 odp_rewind_cons;
 	u32 next_psn;
 	u16 sport;
 	struct sroce_fw_path path;
@@ -678,10 +683,11 @@ struct sroce_fw_pkt {
  *	     with BHs off by the transmit path (registration, invalidation,
  *	     bind WQEs) and the receive softirq (SEND with invalidate);
  *	     readers take RCU instead
- * @odp_wait_lock: protects @odp_waiters and the QPs' odp_node and
- *		   odp_rewind; taken with BHs off, inside a QP's lock
+ * @odp_wait_lock: protects @odp_waiters, @odp_gen and the QPs' odp_node;
+ *		   taken with BHs off, inside a QP's lock
  * @odp_waiters: QPs waiting for a page of an on-demand paging region,
  *		 made ready after the next MAP or FAIL translation write
+ * @odp_gen: counts those wake-ups (read locklessly before an access)
  * @mr_key_seq: generation for the low byte of the next key; command
  *              processor only
  * @qpn_next: where the cyclic QP number allocation continues; command
@@ -724,8 +730,9 @@ struct sroce_fw_dev {
 	struct xarray qps;
 	struct xarray mrs;
 	spinlock_t mr_lock; /* protects key, cur of fast MRs' and MWs' mkeys */
-	spinlock_t odp_wait_lock; /* odp_waiters, QPs' odp_node; BHs off */
+	spinlock_t odp_wait_lock; /* odp_waiters, odp_gen, odp_node; BHs off */
 	struct list_head odp_waiters;
+	u32 odp_gen;
 	u32 mr_key_seq;
 	u32 qpn_next;
 	struct xarray ahs;
@@ -873,9 +880,11 @@ int sroce_fw_odp_store_u64(struct sroce_fw_dev *fw,
 int sroce_fw_odp_atomic(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 			u64 iova, u64 (*op)(u64 orig, const void *arg),
 			const void *arg, u64 *orig, spinlock_t *lock);
-void sroce_fw_odp_park(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-		       bool rewind);
+u32 sroce_fw_odp_gen(struct sroce_fw_dev *fw);
+bool sroce_fw_odp_park(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		       u32 gen);
 void sroce_fw_odp_unpark(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_odp_wake(struct sroce_fw_dev *fw);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,

@@ -192,6 +192,9 @@ static bool sroce_fw_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (sroce_psn_after(comp, psn))
 		return false;
 rewind:
+	/* A response dropped for want of a page is asked for when it comes. */
+	if (qp->odp_rewind)
+		return true;
 	sroce_fw_rewind(fw, qp, qp->comp_psn);
 	sroce_fw_sched_add(fw, qp);
 	return true;
@@ -240,6 +243,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	bool atomic = info->opcode == SROCE_OP_ATOMIC_ACK;
 	struct sroce_fw_sq_track *t;
 	bool kind_ok, flush;
+	u32 gen;
 	int err;
 
 	/* Responses acknowledge every WQE before the one they answer. */
@@ -282,6 +286,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 		return;		/* a gap: the transport timer repairs it */
 
 	/* A FLUSH has nothing to place: the answer is all that comes back. */
+	gen = sroce_fw_odp_gen(fw);
 	err = flush ? 0 : sroce_fw_place_response(fw, qp, t, pkt);
 	if (err == -EAGAIN) {
 		/*
@@ -289,7 +294,14 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 		 * and asked for again once the driver has written pages
 		 * (the responses behind it are gaps until then).
 		 */
-		sroce_fw_odp_park(fw, qp, true);
+		qp->odp_rewind = true;
+		qp->odp_rewind_psn = info->psn;
+		qp->odp_rewind_cons = qp->sq_cons;
+		if (!sroce_fw_odp_park(fw, qp, gen)) {
+			/* Pages came meanwhile: ask again now. */
+			sroce_fw_odp_resume_completer(fw, qp);
+			pkt->ready_qp = qp;
+		}
 		return;
 	}
 	if (err) {
@@ -330,13 +342,19 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
  * @fw: the function
  * @qp: the QP, whose lock is held; pages have been written since
  *
- * Sending resumes from comp_psn, the first response not placed (if it is
- * still outstanding: a timeout may have asked again already).
+ * Sending resumes from the response that was dropped if the QP still
+ * waits for it there (a timeout may have asked again meanwhile, a RESET
+ * forgets it); otherwise nothing changes.
  */
 void sroce_fw_odp_resume_completer(struct sroce_fw_dev *fw,
 				   struct sroce_fw_qp *qp)
 {
-	if (sroce_fw_qp_sends(qp) && sroce_fw_outstanding(qp))
+	if (!qp->odp_rewind)
+		return;
+	qp->odp_rewind = false;
+	if (sroce_fw_qp_sends(qp) && sroce_fw_outstanding(qp) &&
+	    qp->sq_cons == qp->odp_rewind_cons &&
+	    qp->comp_psn == qp->odp_rewind_psn)
 		sroce_fw_rewind(fw, qp, qp->comp_psn);
 }
 

@@ -191,6 +191,7 @@ err_free_k:
 u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 {
 	struct sroce_fw_mkey *k;
+	bool odp;
 
 	xa_lock(&fw->mrs);
 	k = xa_load(&fw->mrs, key >> 8);
@@ -206,7 +207,11 @@ u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 	 * state: wait for them before the driver unpins or frees the pages.
 	 */
 	synchronize_rcu();
+	odp = k->type == SROCE_MR_ODP;
 	sroce_fw_mkey_free(fw, k);
+	/* QPs waiting for its pages find it gone: protection errors. */
+	if (odp)
+		sroce_fw_odp_wake(fw);
 	return SROCE_FW_OK;
 }
 

@@ -12,8 +12,8 @@
  * An access that finds a page absent (or read-only, for a write) copies
  * nothing, raises SROCE_EVENT_PAGE_FAULT and returns -EAGAIN; its caller
  * leaves its state as it was and either waits (sroce_fw_odp_park(): the
- * QP is made ready again after the next MAP or FAIL write) or lets the
- * peer retry (RNR NAK). The driver faults the pages in process context
+ * QP is made ready again after the next MAP or FAIL write, or when a
+ * region goes) or lets the peer retry (RNR NAK). The driver faults the pages in process context
  * and writes them; pages it could not fault are marked failed, and an
  * access to them fails with -EFAULT (a protection error) until they are
  * written again.
@@ -97,18 +97,22 @@ static void sroce_fw_odp_raise(struct sroce_fw_dev *fw,
 /*
  * Whether pages @first..@last of @mr can be accessed, for writing if
  * @write: 0, -EAGAIN after raising a fault for the first that cannot, or
- * -EFAULT if one of them could not be faulted. Caller holds the lock.
+ * -EFAULT if one of them could not be faulted (which counts as reported:
+ * it is absent again). Caller holds the lock.
  */
 static int sroce_fw_odp_check(struct sroce_fw_dev *fw,
 			      const struct sroce_fw_mr *mr, u32 first,
 			      u32 last, bool write)
 {
-	const unsigned long *e = mr->odp->entries;
+	unsigned long *e = mr->odp->entries;
 	u32 i;
 
 	for (i = first; i <= last; i++) {
-		if (e[i] == SROCE_FW_ODP_FAILED)
+		/* Reported once: the next access faults afresh. */
+		if (e[i] == SROCE_FW_ODP_FAILED) {
+			e[i] = SROCE_FW_ODP_ABSENT;
 			return -EFAULT;
+		}
 		if (e[i] == SROCE_FW_ODP_ABSENT ||
 		    (write && !(e[i] & SROCE_ODP_XLT_WRITABLE))) {
 			sroce_fw_odp_raise(fw, mr, i, write);
@@ -241,25 +245,47 @@ int sroce_fw_odp_store_u64(struct sroce_fw_dev *fw,
 }
 
 /**
+ * sroce_fw_odp_gen() - the translation writes seen so far
+ * @fw: the function
+ *
+ * Read before an access that may park: sroce_fw_odp_park() refuses to
+ * park if a MAP or FAIL write came in between (its wake-up may have
+ * passed the QP by).
+ *
+ * Return: the generation.
+ */
+u32 sroce_fw_odp_gen(struct sroce_fw_dev *fw)
+{
+	return READ_ONCE(fw->odp_gen);
+}
+
+/**
  * sroce_fw_odp_park() - a QP waits for the next translation write
  * @fw: the function
  * @qp: the QP, whose lock is held, that found a page absent
- * @rewind: on wake-up, ask again from comp_psn for the response that was
- *	    dropped (the completer's case)
+ * @gen: sroce_fw_odp_gen() from before the access
  *
  * The QP is made ready again after the next MAP or FAIL write of any
- * region of @fw (cheap to retry: one look at the table), and tries again.
- * Parking twice before that keeps one place on the list.
+ * region of @fw (cheap to retry: one look at the table), or after an on-
+ * demand paging region is deregistered, and tries again. Parking twice
+ * before that keeps one place on the list.
+ *
+ * Return: true if parked; false if a write came since @gen: the caller
+ * retries at once (the page may be there now).
  */
-void sroce_fw_odp_park(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-		       bool rewind)
+bool sroce_fw_odp_park(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		       u32 gen)
 {
+	bool parked = false;
+
 	spin_lock(&fw->odp_wait_lock);
-	if (rewind)
-		qp->odp_rewind = true;
-	if (list_empty(&qp->odp_node) && !READ_ONCE(qp->sched_dead))
-		list_add_tail(&qp->odp_node, &fw->odp_waiters);
+	if (fw->odp_gen == gen) {
+		if (list_empty(&qp->odp_node) && !READ_ONCE(qp->sched_dead))
+			list_add_tail(&qp->odp_node, &fw->odp_waiters);
+		parked = true;
+	}
 	spin_unlock(&fw->odp_wait_lock);
+	return parked;
 }
 
 /**
@@ -274,30 +300,37 @@ void sroce_fw_odp_unpark(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	spin_unlock_bh(&fw->odp_wait_lock);
 }
 
-/*
- * Make every parked QP ready: the page it waits for may be there now.
+/**
+ * sroce_fw_odp_wake() - make every parked QP ready: the page it waits for
+ * may be there now, or its region gone
+ * @fw: the function
+ *
  * The list is emptied first, so a QP that finds its page still absent
  * parks again for the write after this one.
+ *
+ * Context: process context; BHs enabled.
  */
-static void sroce_fw_odp_wake(struct sroce_fw_dev *fw)
+void sroce_fw_odp_wake(struct sroce_fw_dev *fw)
 {
-	struct sroce_fw_qp *qp, *next;
+	struct sroce_fw_qp *qp;
 	LIST_HEAD(woken);
 
 	local_bh_disable();
 	rcu_read_lock();
 	spin_lock(&fw->odp_wait_lock);
+	WRITE_ONCE(fw->odp_gen, fw->odp_gen + 1);
 	list_splice_init(&fw->odp_waiters, &woken);
-	/* Each leaves the list under the lock: unpark may race with us. */
-	list_for_each_entry_safe(qp, next, &woken, odp_node) {
+	/*
+	 * One at a time off the private list, under the lock: a destroy's
+	 * unpark may take any of them off it meanwhile.
+	 */
+	while (!list_empty(&woken)) {
+		qp = list_first_entry(&woken, struct sroce_fw_qp, odp_node);
 		list_del_init(&qp->odp_node);
 		spin_unlock(&fw->odp_wait_lock);
 		/* Destroy unparks, then waits for a grace period. */
 		spin_lock(&qp->lock);
-		if (qp->odp_rewind) {
-			qp->odp_rewind = false;
-			sroce_fw_odp_resume_completer(fw, qp);
-		}
+		sroce_fw_odp_resume_completer(fw, qp);
 		spin_unlock(&qp->lock);
 		sroce_fw_sched_add(fw, qp);
 		spin_lock(&fw->odp_wait_lock);
@@ -312,36 +345,44 @@ static void sroce_fw_odp_wake(struct sroce_fw_dev *fw)
  * sroce_fw_write_odp_xlt() - the translation-write register of on-demand
  * paging regions
  * @fw: the function
- * @x: the write (struct sroce_odp_xlt), read once
+ * @xlt: the write (struct sroce_odp_xlt), read once
  *
  * Applied before it returns, the way a driver reads a register back to
  * know its posted write has landed: after an UNMAP no access uses the
  * pages any more. Does not allocate and does not wait for the command
- * processor, so that an MMU notifier may use it. After a MAP or FAIL the
- * QPs waiting for pages try again.
+ * processor, so that an MMU notifier may use it. A FAIL marks only the
+ * pages still absent (one mapped meanwhile stays). After a MAP or FAIL
+ * the QPs waiting for pages try again.
  *
  * Context: process context, may hold sleeping locks; does not sleep.
  * Return: enum sroce_fw_status: BAD_PARAM for a malformed write,
- * NOT_FOUND if @x->key names no on-demand paging region.
+ * NOT_FOUND if its key names no on-demand paging region, BAD_STATE once
+ * the function is stopped.
  */
 u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
-			   const struct sroce_odp_xlt *x)
+			   const struct sroce_odp_xlt *xlt)
 {
-	u32 key = le32_to_cpu(x->key), first = le32_to_cpu(x->first_page);
-	u32 npages = le32_to_cpu(x->npages), i;
+	const struct sroce_odp_xlt x = *xlt;
+	u32 key = le32_to_cpu(x.key), first = le32_to_cpu(x.first_page);
+	u32 npages = le32_to_cpu(x.npages), unmapped = 0, i;
 	const __le64 *src = (const __le64 *)(uintptr_t)
-			    le64_to_cpu(x->entries_addr);
+			    le64_to_cpu(x.entries_addr);
+	bool map = x.op == SROCE_ODP_XLT_MAP;
 	struct sroce_fw_odp *odp;
-	bool map = x->op == SROCE_ODP_XLT_MAP;
 	struct sroce_fw_mr *mr;
 	u16 status = SROCE_FW_OK;
 
 	if (!npages || npages > SROCE_ODP_XLT_MAX_PAGES || map != !!src ||
-	    (!map && x->op != SROCE_ODP_XLT_UNMAP &&
-	     x->op != SROCE_ODP_XLT_FAIL))
+	    (!map && x.op != SROCE_ODP_XLT_UNMAP &&
+	     x.op != SROCE_ODP_XLT_FAIL))
 		return SROCE_FW_ERR_BAD_PARAM;
 
 	rcu_read_lock();
+	/* Detach frees the regions a grace period after stopping. */
+	if (READ_ONCE(fw->stopped)) {
+		status = SROCE_FW_ERR_BAD_STATE;
+		goto out_unlock_rcu;
+	}
 	mr = sroce_fw_region_by_key(fw, key);
 	if (!mr || mr->type != SROCE_MR_ODP) {
 		status = SROCE_FW_ERR_NOT_FOUND;
@@ -354,25 +395,37 @@ u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
 	}
 	spin_lock_bh(&odp->lock);
 	for (i = 0; i < npages; i++) {
-		unsigned long e = SROCE_FW_ODP_ABSENT;
+		unsigned long *e = &odp->entries[first + i], v;
 
-		if (map) {
-			e = le64_to_cpu(READ_ONCE(src[i]));
-			/* Only the writable bit may be set beside a page. */
-			if (e & SROCE_FW_ODP_FLAGS & ~SROCE_ODP_XLT_WRITABLE)
-				e = SROCE_FW_ODP_ABSENT;
-		} else if (x->op == SROCE_ODP_XLT_FAIL) {
-			e = SROCE_FW_ODP_FAILED;
+		switch (x.op) {
+		case SROCE_ODP_XLT_MAP:
+			v = le64_to_cpu(READ_ONCE(src[i]));
+			/* A page, and only the writable bit beside it. */
+			if (!(v & ~SROCE_FW_ODP_FLAGS) ||
+			    (v & SROCE_FW_ODP_FLAGS & ~SROCE_ODP_XLT_WRITABLE))
+				v = SROCE_FW_ODP_ABSENT;
+			*e = v;
+			break;
+		case SROCE_ODP_XLT_UNMAP:
+			if (*e != SROCE_FW_ODP_ABSENT &&
+			    *e != SROCE_FW_ODP_FAILED)
+				unmapped++;
+			*e = SROCE_FW_ODP_ABSENT;
+			break;
+		default:
+			if (*e == SROCE_FW_ODP_ABSENT)
+				*e = SROCE_FW_ODP_FAILED;
+			break;
 		}
-		odp->entries[first + i] = e;
 	}
 	odp->last_fault = SROCE_FW_ODP_NO_FAULT;
 	spin_unlock_bh(&odp->lock);
-	if (x->op == SROCE_ODP_XLT_UNMAP)
-		atomic64_add(npages, &fw->stats[SROCE_STAT_ODP_INVALIDATIONS]);
+	if (unmapped)
+		atomic64_add(unmapped,
+			     &fw->stats[SROCE_STAT_ODP_INVALIDATIONS]);
 out_unlock_rcu:
 	rcu_read_unlock();
-	if (status == SROCE_FW_OK && x->op != SROCE_ODP_XLT_UNMAP)
+	if (status == SROCE_FW_OK && x.op != SROCE_ODP_XLT_UNMAP)
 		sroce_fw_odp_wake(fw);
 	return status;
 }

@@ -328,6 +328,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->msn = 0;
 	qp->rd_atomic_out = 0;
 	qp->rnr_wait = false;
+	qp->odp_rewind = false;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
 	memset(qp->track, 0, (qp->sq_mask + 1) * sizeof(*qp->track));
 	if (qp->res)

@@ -252,10 +252,12 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 /*
  * Statuses of the send functions besides IB_WC_*: the send window is full;
- * a page of an on-demand paging region is absent (the QP is parked).
+ * a page of an on-demand paging region is absent and the QP is parked;
+ * one was absent but pages came meanwhile (try again after the others).
  */
 #define SROCE_FW_WINDOW_FULL	0xffff
 #define SROCE_FW_PAGE_WAIT	0xfffe
+#define SROCE_FW_PAGE_RETRY	0xfffd
 
 /* The address vector a UD WQE sends to. */
 static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -291,6 +293,7 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	struct sroce_roce_fields f = {};
 	struct sroce_fw_path path;
 	struct sroce_av av;
+	u32 gen;
 	int err;
 
 	if (wqe->wr.opcode != IB_WR_SEND &&
@@ -315,11 +318,11 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.deth_sqp = qp->qpn;
 	f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 	f.payload_len = len;
+	gen = sroce_fw_odp_gen(fw);
 	err = sroce_fw_send_pkt(fw, qp, &f, &path, 0);
-	if (err == -EAGAIN) {
-		sroce_fw_odp_park(fw, qp, false);
-		return SROCE_FW_PAGE_WAIT;
-	}
+	if (err == -EAGAIN)
+		return sroce_fw_odp_park(fw, qp, gen) ? SROCE_FW_PAGE_WAIT :
+							SROCE_FW_PAGE_RETRY;
 	if (err)
 		return IB_WC_LOC_PROT_ERR;
 	qp->next_psn = sroce_psn_add(qp->next_psn, 1);
@@ -500,6 +503,7 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
 	struct sroce_fw_path path;
 	u64 len, off = qp->sq_next_off;
+	u32 gen;
 	int err;
 
 	switch (wqe->wr.opcode) {
@@ -577,12 +581,13 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 		f.ieth_rkey = wqe->wr.ex.invalidate_rkey;
 		f.payload_len = n;
+		gen = sroce_fw_odp_gen(fw);
 		err = sroce_fw_send_pkt(fw, qp, &f, &path, off);
 		if (err == -EAGAIN) {
 			/* Nothing of this packet went out: resume at it. */
 			qp->sq_next_off = off;
-			sroce_fw_odp_park(fw, qp, false);
-			return SROCE_FW_PAGE_WAIT;
+			return sroce_fw_odp_park(fw, qp, gen) ?
+			       SROCE_FW_PAGE_WAIT : SROCE_FW_PAGE_RETRY;
 		}
 		if (err)
 			return IB_WC_LOC_PROT_ERR;
@@ -791,6 +796,10 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		if (status == SROCE_FW_WINDOW_FULL ||
 		    status == SROCE_FW_PAGE_WAIT)
 			break;
+		if (status == SROCE_FW_PAGE_RETRY) {
+			more = true;
+			break;
+		}
 		if (status != IB_WC_SUCCESS) {
 			/* A local error takes the QP to ERROR (IBA 10.8.3). */
 			sroce_fw_send_error(fw, qp, status);

@@ -31,6 +31,7 @@
 #define SROCE_SYN_NAK_PSN_SEQ	(SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_PSN_SEQ)
 #define SROCE_SYN_NAK_INV_REQ	(SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_INVALID_REQ)
 #define SROCE_SYN_NAK_REM_ACCESS (SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_REM_ACCESS)
+#define SROCE_SYN_NAK_REM_OP	(SROCE_AETH_TYPE_NAK | SROCE_AETH_NAK_REM_OP)
 
 /* The 40 bytes a UD receive buffer starts with (IBA 11.4.1.1). */
 #define SROCE_GRH_LEN		40
@@ -382,6 +383,11 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		err = sroce_fw_scatter(fw, qp, qp->msg_off, payload, n);
 		if (err == -EAGAIN)
 			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
+		/* A page of the receive buffer that could not be faulted. */
+		if (err == -EFAULT) {
+			*wc_status = IB_WC_LOC_PROT_ERR;
+			return SROCE_SYN_NAK_REM_OP;
+		}
 		if (err) {
 			*wc_status = IB_WC_LOC_LEN_ERR;
 			return SROCE_SYN_NAK_INV_REQ;
@@ -950,6 +956,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
 	struct sroce_fw_path path;
 	bool routed = false, parked = false;
+	u32 gen;
 	int err;
 
 	switch (qp->attr.state) {
@@ -981,11 +988,14 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			sroce_fw_res_send_atomic(fw, qp, r, &path, &budget);
 			continue;
 		}
+		gen = sroce_fw_odp_gen(fw);
 		err = sroce_fw_res_send_read(fw, qp, r, &path, &budget);
 		if (err == -EAGAIN) {
-			/* Made ready again by the driver's next page write. */
-			sroce_fw_odp_park(fw, qp, false);
-			parked = true;
+			/*
+			 * Made ready again by the driver's next page write, or
+			 * at once if one came meanwhile.
+			 */
+			parked = sroce_fw_odp_park(fw, qp, gen);
 			break;
 		}
 		if (err) {

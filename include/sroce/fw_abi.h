@@ -525,7 +525,7 @@ enum sroce_mr_type {
  * marked failed: accesses to them end in protection errors until they
  * are written again.
  */
-#define SROCE_ODP_MAX_PAGES		0x80000000U
+#define SROCE_ODP_MAX_PAGES		0x1000000U	/* 64 GiB of 4 KiB pages */
 #define SROCE_ODP_XLT_MAX_PAGES		512
 
 enum sroce_odp_xlt_op {
