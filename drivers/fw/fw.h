@@ -869,6 +869,8 @@ int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
 			  const struct sroce_fw_mr *mr, u64 iova, u64 val);
 struct sroce_fw_mr *sroce_fw_region_by_key(struct sroce_fw_dev *fw, u32 key);
+void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
+			bool to_mr);
 
 /* fw_odp.c */
 struct sroce_fw_odp *sroce_fw_odp_alloc(u32 npages);

@@ -478,6 +478,28 @@ out_unlock_rcu:
 }
 
 /**
+ * sroce_fw_page_copy() - copy between part of a page and a kernel buffer
+ * @page: the page
+ * @in_page: offset in it
+ * @buf: kernel buffer
+ * @n: bytes, at most PAGE_SIZE - @in_page
+ * @to_mr: true to write into the page, false to read from it
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
+			bool to_mr)
+{
+	void *va = kmap_local_page(page);
+
+	if (to_mr)
+		memcpy(va + in_page, buf, n);
+	else
+		memcpy(buf, va + in_page, n);
+	kunmap_local(va);
+}
+
+/**
  * sroce_fw_mr_copy() - copy between a region and a kernel buffer
  * @fw: the function
  * @mr: the state sroce_fw_mr_lookup() returned for this very range
@@ -529,12 +551,8 @@ int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 			else
 				memcpy(buf, va, n);
 		} else {
-			va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
-			if (to_mr)
-				memcpy(va + in_page, buf, n);
-			else
-				memcpy(buf, va + in_page, n);
-			kunmap_local(va);
+			sroce_fw_page_copy(mr->pages[off >> PAGE_SHIFT], in_page,
+					   buf, n, to_mr);
 		}
 		buf += n;
 		off += n;

@@ -156,13 +156,9 @@ int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 	while (!err && len) {
 		u32 in_page = off & ~PAGE_MASK;
 		u32 n = min_t(u64, len, PAGE_SIZE - in_page);
-		void *va = kmap_local_page(sroce_fw_odp_page(mr, i));
 
-		if (to_mr)
-			memcpy(va + in_page, buf, n);
-		else
-			memcpy(buf, va + in_page, n);
-		kunmap_local(va);
+		sroce_fw_page_copy(sroce_fw_odp_page(mr, i), in_page, buf, n,
+				   to_mr);
 		buf += n;
 		off += n;
 		len -= n;
@@ -170,6 +166,24 @@ int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 	}
 	spin_unlock_bh(&mr->odp->lock);
 	return err;
+}
+
+/*
+ * The naturally aligned word at @iova of @mr, mapped for writing (unmap
+ * it with kunmap_local()); NULL with *@err set as sroce_fw_odp_check()
+ * does if its page cannot be written now. Caller holds the table's lock.
+ */
+static u64 *sroce_fw_odp_map_word(struct sroce_fw_dev *fw,
+				  const struct sroce_fw_mr *mr, u64 iova,
+				  int *err)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	u32 i = off >> PAGE_SHIFT;
+
+	*err = sroce_fw_odp_check(fw, mr, i, i, true);
+	if (*err)
+		return NULL;
+	return kmap_local_page(sroce_fw_odp_page(mr, i)) + (off & ~PAGE_MASK);
 }
 
 /**
@@ -192,22 +206,17 @@ int sroce_fw_odp_atomic(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 			u64 iova, u64 (*op)(u64 orig, const void *arg),
 			const void *arg, u64 *orig, spinlock_t *lock)
 {
-	u64 off = iova - mr->iova + mr->page_offset;
-	u32 i = off >> PAGE_SHIFT;
 	u64 *word;
-	void *va;
 	int err;
 
 	spin_lock_bh(&mr->odp->lock);
-	err = sroce_fw_odp_check(fw, mr, i, i, true);
-	if (!err) {
-		va = kmap_local_page(sroce_fw_odp_page(mr, i));
-		word = va + (off & ~PAGE_MASK);
+	word = sroce_fw_odp_map_word(fw, mr, iova, &err);
+	if (word) {
 		spin_lock(lock);
 		*orig = READ_ONCE(*word);
 		WRITE_ONCE(*word, op(*orig, arg));
 		spin_unlock(lock);
-		kunmap_local(va);
+		kunmap_local(word);
 	}
 	spin_unlock_bh(&mr->odp->lock);
 	return err;
@@ -228,17 +237,14 @@ int sroce_fw_odp_atomic(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 int sroce_fw_odp_store_u64(struct sroce_fw_dev *fw,
 			   const struct sroce_fw_mr *mr, u64 iova, u64 val)
 {
-	u64 off = iova - mr->iova + mr->page_offset;
-	u32 i = off >> PAGE_SHIFT;
-	void *va;
+	u64 *word;
 	int err;
 
 	spin_lock_bh(&mr->odp->lock);
-	err = sroce_fw_odp_check(fw, mr, i, i, true);
-	if (!err) {
-		va = kmap_local_page(sroce_fw_odp_page(mr, i));
-		WRITE_ONCE(*(u64 *)(va + (off & ~PAGE_MASK)), val);
-		kunmap_local(va);
+	word = sroce_fw_odp_map_word(fw, mr, iova, &err);
+	if (word) {
+		WRITE_ONCE(*word, val);
+		kunmap_local(word);
 	}
 	spin_unlock_bh(&mr->odp->lock);
 	return err;
