@@ -285,7 +285,10 @@ static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	return err;
 }
 
-/* Send one UD WQE. Return: an IB_WC_* status. */
+/*
+ * Send one UD WQE. Return: an IB_WC_* status, or SROCE_FW_PAGE_WAIT or
+ * SROCE_FW_PAGE_RETRY if its data is in an absent page.
+ */
 static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u64 len)
 {
@@ -493,8 +496,9 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 
 /*
  * Send what is left of the RC/UC WQE at qp->sq_next, as far as the send
- * window allows. Return: an IB_WC_* status, or SROCE_FW_WINDOW_FULL with
- * the progress kept in qp->sq_next_off.
+ * window allows. Return: an IB_WC_* status, or SROCE_FW_WINDOW_FULL,
+ * SROCE_FW_PAGE_WAIT or SROCE_FW_PAGE_RETRY with the progress kept in
+ * qp->sq_next_off.
  */
 static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
