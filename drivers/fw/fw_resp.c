@@ -715,8 +715,12 @@ static bool sroce_fw_replay(struct sroce_fw_qp *qp,
 	return found;
 }
 
-/* RC READ, atomic and FLUSH requests. Caller holds qp->lock. */
-static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
+/*
+ * RC READ, atomic and FLUSH requests. Caller holds qp->lock. Return: true
+ * if a new one was accepted (executed, for an atomic or a FLUSH), its
+ * responses owed.
+ */
+static bool sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp,
 				    struct sroce_fw_pkt *pkt)
 {
@@ -728,7 +732,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		sroce_fw_count(fw, SROCE_STAT_DUP_REQ);
 		if (sroce_fw_replay(qp, pkt))
 			pkt->ready_qp = qp;
-		return;
+		return false;
 	}
 	if (diff > 0) {
 		sroce_fw_count(fw, SROCE_STAT_OUT_OF_SEQ);
@@ -737,7 +741,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 			pkt->ready_qp = qp;
 		}
 		qp->nak_sent = true;
-		return;
+		return false;
 	}
 	qp->nak_sent = false;
 	if (qp->in_msg) {
@@ -754,7 +758,7 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 		 * what follows it draws).
 		 */
 		if (!sroce_fw_res_free(qp))
-			return;
+			return false;
 		syndrome = sroce_fw_do_flush(fw, qp, pkt);
 	} else {
 		sroce_fw_count(fw, SROCE_STAT_RX_ATOMIC_REQ);
@@ -763,16 +767,17 @@ static void sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 	pkt->ready_qp = qp;
 	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_TYPE_RNR_NAK) {
 		sroce_fw_resp_rnr(fw, qp, pkt->info.psn, syndrome);
-		return;
+		return false;
 	}
 	if (syndrome) {
 		sroce_fw_resp_fatal(fw, qp, pkt->info.psn, syndrome,
 				    syndrome == SROCE_SYN_NAK_REM_ACCESS ?
 				    IB_WC_REM_ACCESS_ERR :
 				    IB_WC_REM_INV_REQ_ERR);
-		return;
+		return false;
 	}
 	qp->epsn = sroce_psn_add(pkt->info.psn, npkts);
+	return true;
 }
 
 /*
@@ -909,26 +914,24 @@ static void sroce_fw_resp_take_ack(struct sroce_fw_dev *fw,
 }
 
 /*
- * The receive path's direct turn, for the common case of a request that
- * leaves only a plain ACK owed: with no other response owed and no QP
- * waiting at the egress stage, the turn would do nothing but send it, so
- * it is taken here, under the lock already held, and sent once that is
- * released (as the doorbell's direct turn sends a poster's WQEs). Caller
- * holds qp->lock; the packet made the QP ready.
+ * The receive path's direct turn: with no QP waiting at the egress stage,
+ * the responder's part of the turn the packet made due (ACK, READ
+ * responses, atomic acknowledgment) is taken here, under the lock already
+ * held, rather than in a turn of its own once it is released, as the
+ * doorbell's direct turn sends a poster's WQEs. What one quantum leaves
+ * is queued for the scheduler as usual. Caller holds qp->lock, inside an
+ * RCU read-side section; the packet was accepted and made the QP ready.
+ * @ack: as for sroce_fw_resp_transmit(), sent once the lock is released.
  */
-static void sroce_fw_resp_ack_direct(struct sroce_fw_dev *fw,
-				     struct sroce_fw_qp *qp,
-				     struct sroce_fw_pkt *pkt,
-				     struct sroce_fw_reply *ack)
+static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
+				 struct sroce_fw_qp *qp,
+				 struct sroce_fw_pkt *pkt,
+				 struct sroce_fw_reply *ack)
 {
-	sroce_fw_res_skip_done(qp);
-	if (!qp->resp_ack.pending ||
-	    sroce_fw_syndrome_is_nak(qp->resp_ack.syndrome) ||
-	    qp->res_tx != qp->res_tail || READ_ONCE(fw->stopped) ||
-	    sroce_fw_sched_waiting(fw))
+	if (READ_ONCE(fw->stopped) || sroce_fw_sched_waiting(fw))
 		return;
-	sroce_fw_resp_take_ack(fw, qp, NULL, ack);
-	pkt->ready_qp = NULL;
+	if (!sroce_fw_resp_transmit(fw, qp, ack))
+		pkt->ready_qp = NULL;
 }
 
 /* READ response packets (or atomic acknowledgments) per turn of a QP. */
@@ -1091,10 +1094,13 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		   info->opcode == SROCE_OP_CMP_SWAP ||
 		   info->opcode == SROCE_OP_FETCH_ADD ||
 		   info->opcode == SROCE_OP_FLUSH)) {
+		ack.pending = false;
 		spin_lock_bh(&qp->lock);
-		if (sroce_fw_qp_receives(qp))
-			sroce_fw_recv_rd_atomic(fw, qp, pkt);
+		if (sroce_fw_qp_receives(qp) &&
+		    sroce_fw_recv_rd_atomic(fw, qp, pkt))
+			sroce_fw_resp_direct(fw, qp, pkt, &ack);
 		spin_unlock_bh(&qp->lock);
+		sroce_fw_reply_send(fw, qp, &ack);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */
@@ -1158,7 +1164,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (rc && info->ackreq) {
 		sroce_fw_resp_owe(qp, info->psn, SROCE_SYN_ACK);
 		pkt->ready_qp = qp;
-		sroce_fw_resp_ack_direct(fw, qp, pkt, &ack);
+		sroce_fw_resp_direct(fw, qp, pkt, &ack);
 	}
 out_unlock:
 	spin_unlock_bh(&qp->lock);
