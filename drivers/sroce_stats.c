@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * sroce port counters for `rdma statistic`: read from the firmware with
- * QUERY_STATS, named the way rdma_rxe and mlx5 users know them.
+ * sroce port counters: read from the firmware with QUERY_STATS, shown by
+ * `rdma statistic` (hw_counters) under the names rdma_rxe and mlx5 users
+ * know, and answered to Performance Management GETs (the PMA), which
+ * ib_core turns into ports/N/counters/ (port_xmit_data and the rest, as
+ * on every HCA) and which perfquery can ask for over the wire.
  */
+#include <linux/minmax.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
 #include "sroce.h"
 
 static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
@@ -28,6 +34,8 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_TX_NO_MEM].name = "tx_no_mem",
 	[SROCE_STAT_ODP_PAGE_FAULTS].name = "page_faults",
 	[SROCE_STAT_ODP_INVALIDATIONS].name = "page_invalidations",
+	[SROCE_STAT_TX_BYTES].name = "sent_bytes",
+	[SROCE_STAT_RX_BYTES].name = "rcvd_bytes",
 };
 
 /**
@@ -67,4 +75,136 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < SROCE_NUM_STATS; i++)
 		stats->value[i] = le64_to_cpu(resp.counter[i]);
 	return SROCE_NUM_STATS;
+}
+
+static u64 sroce_stat(const struct sroce_query_stats_resp *st,
+		      enum sroce_stat stat)
+{
+	return le64_to_cpu(st->counter[stat]);
+}
+
+/*
+ * PortCounters: 16- and 32-bit counters, which stop at their maximum.
+ * Data counters count 4-byte words (IBA 16.1.3.5).
+ */
+static void sroce_pma_counters(const struct sroce_query_stats_resp *st,
+			       struct ib_pma_portcounters *pc)
+{
+	u64 rcv_errors = sroce_stat(st, SROCE_STAT_RX_ICRC_ERR) +
+			 sroce_stat(st, SROCE_STAT_RX_MALFORMED);
+	u64 discards = sroce_stat(st, SROCE_STAT_TX_NO_MEM);
+
+	pc->port_rcv_errors = cpu_to_be16(min_t(u64, rcv_errors, U16_MAX));
+	pc->port_xmit_discards = cpu_to_be16(min_t(u64, discards, U16_MAX));
+	pc->port_xmit_data =
+		cpu_to_be32(min_t(u64, sroce_stat(st, SROCE_STAT_TX_BYTES) / 4,
+				  U32_MAX));
+	pc->port_rcv_data =
+		cpu_to_be32(min_t(u64, sroce_stat(st, SROCE_STAT_RX_BYTES) / 4,
+				  U32_MAX));
+	pc->port_xmit_packets =
+		cpu_to_be32(min_t(u64, sroce_stat(st, SROCE_STAT_TX_PKTS),
+				  U32_MAX));
+	pc->port_rcv_packets =
+		cpu_to_be32(min_t(u64, sroce_stat(st, SROCE_STAT_RX_PKTS),
+				  U32_MAX));
+}
+
+/* PortCountersExt: the 64-bit data and packet counters. */
+static void sroce_pma_counters_ext(const struct sroce_query_stats_resp *st,
+				   struct ib_pma_portcounters_ext *pc)
+{
+	pc->port_xmit_data = cpu_to_be64(sroce_stat(st, SROCE_STAT_TX_BYTES) / 4);
+	pc->port_rcv_data = cpu_to_be64(sroce_stat(st, SROCE_STAT_RX_BYTES) / 4);
+	pc->port_xmit_packets = cpu_to_be64(sroce_stat(st, SROCE_STAT_TX_PKTS));
+	pc->port_rcv_packets = cpu_to_be64(sroce_stat(st, SROCE_STAT_RX_PKTS));
+}
+
+/*
+ * Answer one PerfMgmt GET into @out: ClassPortInfo (64-bit counters
+ * offered), PortCounters, PortCountersExt. Anything else is answered with
+ * the MAD status the IBA gives it. Return: the MAD status.
+ */
+static u16 sroce_pma_get(struct sroce_dev *sdev, const struct ib_pma_mad *in,
+			 struct ib_pma_mad *out)
+{
+	struct sroce_query_stats_resp st;
+	u8 port_select = in->data[1];
+	struct ib_class_port_info *cpi;
+
+	if (in->mad_hdr.attr_id == IB_PMA_CLASS_PORT_INFO) {
+		cpi = (struct ib_class_port_info *)out->data;
+		cpi->base_version = 1;
+		cpi->class_version = 1;
+		cpi->capability_mask = IB_PMA_CLASS_CAP_EXT_WIDTH;
+		return IB_MGMT_MAD_STATUS_SUCCESS;
+	}
+	if (in->mad_hdr.attr_id != IB_PMA_PORT_COUNTERS &&
+	    in->mad_hdr.attr_id != IB_PMA_PORT_COUNTERS_EXT)
+		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	/* PortSelect: our one port, or 0xFF for all of them. */
+	out->data[1] = port_select;
+	if (port_select != SROCE_FW_NUM_PORTS && port_select != 0xff)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	if (sroce_cmd_exec(sdev, SROCE_CMD_QUERY_STATS, NULL, 0, &st,
+			   sizeof(st)))
+		return IB_MGMT_MAD_STATUS_BUSY;
+	if (in->mad_hdr.attr_id == IB_PMA_PORT_COUNTERS)
+		sroce_pma_counters(&st, (struct ib_pma_portcounters *)out->data);
+	else
+		sroce_pma_counters_ext(&st,
+				       (struct ib_pma_portcounters_ext *)out->data);
+	return IB_MGMT_MAD_STATUS_SUCCESS;
+}
+
+/**
+ * sroce_process_mad() - ib_device_ops.process_mad: the port's PMA
+ * @ibdev: the device
+ * @mad_flags: unused
+ * @port_num: the port the MAD is for
+ * @in_wc: the MAD's completion, NULL for ib_core's own queries
+ * @in_grh: its GRH, if any
+ * @in: the MAD
+ * @out: the reply
+ * @out_mad_size: the reply's size
+ * @out_mad_pkey_index: unused
+ *
+ * Answers Performance Management GETs from the port counters; every other
+ * MAD is left to ib_core's agents.
+ *
+ * Context: process context; sleeps (QUERY_STATS).
+ * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY with a reply in
+ * @out, or IB_MAD_RESULT_SUCCESS for a MAD not the PMA's.
+ */
+int sroce_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		      const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		      const struct ib_mad *in, struct ib_mad *out,
+		      size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	const struct ib_pma_mad *pin = (const struct ib_pma_mad *)in;
+	struct ib_pma_mad *pout = (struct ib_pma_mad *)out;
+	u16 status;
+
+	BUILD_BUG_ON(sizeof(*pin) != sizeof(*in));
+	if (in->mad_hdr.mgmt_class != IB_MGMT_CLASS_PERF_MGMT ||
+	    port_num != SROCE_FW_NUM_PORTS)
+		return IB_MAD_RESULT_SUCCESS;
+	/* A reply only to a GET: responses and traps are not the PMA's. */
+	if (in->mad_hdr.method != IB_MGMT_METHOD_GET &&
+	    in->mad_hdr.method != IB_MGMT_METHOD_SET)
+		return IB_MAD_RESULT_SUCCESS;
+	memset(pout, 0, sizeof(*pout));
+	pout->mad_hdr = in->mad_hdr;
+	pout->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	if (in->mad_hdr.base_version != IB_MGMT_BASE_VERSION ||
+	    in->mad_hdr.class_version != 1)
+		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
+	else if (in->mad_hdr.method == IB_MGMT_METHOD_SET)
+		/* Counters are not cleared: `rdma statistic` shows them too. */
+		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	else
+		status = sroce_pma_get(to_sdev(ibdev), pin, pout);
+	pout->mad_hdr.status = cpu_to_be16(status);
+	*out_mad_size = sizeof(*out);
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }

@@ -746,6 +746,15 @@ static inline void sroce_fw_count(struct sroce_fw_dev *fw, unsigned int stat)
 	atomic64_inc(&fw->stats[stat]);
 }
 
+/* A packet of @len bytes (BTH to ICRC) sent or accepted: two counters. */
+static inline void sroce_fw_count_pkt(struct sroce_fw_dev *fw,
+				      unsigned int pkts, unsigned int bytes,
+				      u32 len)
+{
+	atomic64_inc(&fw->stats[pkts]);
+	atomic64_add(len, &fw->stats[bytes]);
+}
+
 /* fw_main.c */
 extern struct workqueue_struct *sroce_fw_wq;
 void sroce_fw_event_src_init(struct sroce_fw_event_src *src,

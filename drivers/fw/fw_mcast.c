@@ -216,7 +216,8 @@ unsigned int sroce_fw_mcast_rx(struct net *net, struct sroce_fw_pkt *pkt)
 		    memcmp(g->mgid, pkt->dgid, SROCE_GID_LEN))
 			continue;
 		nfw++;
-		sroce_fw_count(g->fw, SROCE_STAT_RX_PKTS);
+		sroce_fw_count_pkt(g->fw, SROCE_STAT_RX_PKTS,
+				   SROCE_STAT_RX_BYTES, pkt->len);
 		/* Acquire: pairs with the attach's release of the count. */
 		n = min_t(u32, smp_load_acquire(&g->nqps),
 			  SROCE_FW_MAX_MCAST_QP_ATTACH);

@@ -110,7 +110,8 @@ static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 	} else if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
 		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
 	} else {
-		sroce_fw_count(fw, SROCE_STAT_RX_PKTS);
+		sroce_fw_count_pkt(fw, SROCE_STAT_RX_PKTS, SROCE_STAT_RX_BYTES,
+				   pkt->len);
 		sroce_fw_recv(fw, pkt);
 		/* Valid: QPs are freed after a grace period. */
 		if (pkt->ready_qp)
@@ -709,7 +710,9 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		err = -ENETUNREACH;
 		goto err_drop;
 	}
-	sroce_fw_count(fw, SROCE_STAT_TX_PKTS);
+	/* The skb holds the transport packet, its ICRC included. */
+	sroce_fw_count_pkt(fw, SROCE_STAT_TX_PKTS, SROCE_STAT_TX_BYTES,
+			   skb->len);
 	if (path->net_type == SROCE_NET_ROCE_V1) {
 		err = sroce_fw_xmit_v1(skb, path, dev);
 		rcu_read_unlock();

@@ -25,8 +25,11 @@
 
 /* Bumped on any incompatible change of a layout or an opcode's meaning. */
 #define SROCE_FW_ABI_MAJOR		1
-/* Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging. */
-#define SROCE_FW_ABI_MINOR		4
+/*
+ * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
+ * counters.
+ */
+#define SROCE_FW_ABI_MINOR		5
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -686,6 +689,10 @@ enum sroce_stat {
 					 */
 	SROCE_STAT_ODP_PAGE_FAULTS,	/* on-demand paging: faults raised */
 	SROCE_STAT_ODP_INVALIDATIONS,	/* on-demand paging: pages unmapped */
+	SROCE_STAT_TX_BYTES,		/* bytes of the RoCE packets sent, BTH
+					 * to ICRC (the IB transport packet)
+					 */
+	SROCE_STAT_RX_BYTES,		/* the same, of the packets accepted */
 	SROCE_NUM_STATS,
 };
 

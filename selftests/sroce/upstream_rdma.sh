@@ -16,9 +16,7 @@
 #     not apply: sroce holds the port in every namespace while it is
 #     loaded (that is how it keeps rdma_rxe out), so they are taken out;
 #     the checks that it is open stay.
-# rxe_sent_rcvd_bytes reads the PMA counters in ports/1/counters, which
-# sroce does not have (its counters are hw_counters): skipped, with the
-# reason. One KTAP line per upstream script.
+# One KTAP line per upstream script.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
@@ -43,14 +41,6 @@ on_exit "rm -rf $tmp"
 mkdir -p "$tmp/rdma" "$tmp/kselftest"
 cp "$src/kselftest/ktap_helpers.sh" "$tmp/kselftest/"
 
-# not_applicable SCRIPT: why SCRIPT does not apply to sroce, or nothing
-not_applicable() {
-	case $1 in
-	rxe_sent_rcvd_bytes.sh)
-		echo "reads PMA counters (ports/1/counters/port_xmit_data), which sroce does not provide" ;;
-	esac
-}
-
 # adapt SCRIPT: the script as it runs against sroce, on stdout
 adapt() {
 	sed -E \
@@ -66,11 +56,6 @@ adapt() {
 
 for s in "$@"; do
 	name=${s%.sh}
-	why=$(not_applicable "$s")
-	if [ -n "$why" ]; then
-		ktap_skip "$name" "$why"
-		continue
-	fi
 	adapt "$s" > "$tmp/rdma/$s"
 	# An upstream change the adaptation does not know must not run as is.
 	left=$(grep -nE 'type rxe|tuntap|(modprobe|modinfo)[^#]*rdma_rxe' "$tmp/rdma/$s")
