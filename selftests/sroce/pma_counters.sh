@@ -15,12 +15,14 @@ ktap_plan 5
 
 two_hosts pma 10.88.0 || ktap_skip_all "cannot build the two-host topology"
 
-# pma DEV NAME: counter NAME of DEV's port 1 (read in $NS for DEV1)
+# pma DEV NAME, hw DEV NAME: counter NAME of DEV's port 1, PMA or
+# hw_counters (both devices are in this namespace's sysfs: RDMA devices
+# are shared between namespaces)
 pma() {
-	nsx cat "/sys/class/infiniband/$1/ports/1/counters/$2"
+	cat "/sys/class/infiniband/$1/ports/1/counters/$2"
 }
 hw() {
-	nsx cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
 
 names="port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets"
