@@ -121,22 +121,29 @@ static void sroce_pma_counters_ext(const struct sroce_query_stats_resp *st,
 }
 
 /*
- * Answer one PerfMgmt GET into @out: ClassPortInfo (64-bit counters
- * offered), PortCounters, PortCountersExt. Anything else is answered with
- * the MAD status the IBA gives it. Return: the MAD status.
+ * Answer one PerfMgmt GET into @out: ClassPortInfo, PortCounters,
+ * PortCountersExt. Anything else is answered with the MAD status the IBA
+ * gives it. Return: the MAD status, or -errno if the counters could not
+ * be read.
  */
-static u16 sroce_pma_get(struct sroce_dev *sdev, const struct ib_pma_mad *in,
+static int sroce_pma_get(struct sroce_dev *sdev, const struct ib_pma_mad *in,
 			 struct ib_pma_mad *out)
 {
 	struct sroce_query_stats_resp st;
 	u8 port_select = in->data[1];
 	struct ib_class_port_info *cpi;
+	int err;
 
 	if (in->mad_hdr.attr_id == IB_PMA_CLASS_PORT_INFO) {
 		cpi = (struct ib_class_port_info *)out->data;
 		cpi->base_version = 1;
 		cpi->class_version = 1;
-		cpi->capability_mask = IB_PMA_CLASS_CAP_EXT_WIDTH;
+		/*
+		 * 64-bit data and packet counters, without the unicast and
+		 * multicast split (IETF MIB), which the firmware does not
+		 * count: ib_core then shows no counter that would read 0.
+		 */
+		cpi->capability_mask = IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF;
 		return IB_MGMT_MAD_STATUS_SUCCESS;
 	}
 	if (in->mad_hdr.attr_id != IB_PMA_PORT_COUNTERS &&
@@ -146,9 +153,10 @@ static u16 sroce_pma_get(struct sroce_dev *sdev, const struct ib_pma_mad *in,
 	out->data[1] = port_select;
 	if (port_select != SROCE_FW_NUM_PORTS && port_select != 0xff)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	if (sroce_cmd_exec(sdev, SROCE_CMD_QUERY_STATS, NULL, 0, &st,
-			   sizeof(st)))
-		return IB_MGMT_MAD_STATUS_BUSY;
+	err = sroce_cmd_exec(sdev, SROCE_CMD_QUERY_STATS, NULL, 0, &st,
+			     sizeof(st));
+	if (err)
+		return err;
 	if (in->mad_hdr.attr_id == IB_PMA_PORT_COUNTERS)
 		sroce_pma_counters(&st, (struct ib_pma_portcounters *)out->data);
 	else
@@ -172,9 +180,14 @@ static u16 sroce_pma_get(struct sroce_dev *sdev, const struct ib_pma_mad *in,
  * Answers Performance Management GETs from the port counters; every other
  * MAD is left to ib_core's agents.
  *
- * Context: process context; sleeps (QUERY_STATS).
+ * Context: process context for PerfMgmt MADs (ib_core's sysfs, or the MAD
+ * layer's receive work), where it sleeps (QUERY_STATS); MADs of other
+ * classes, which may come from atomic context, return at once.
  * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY with a reply in
- * @out, or IB_MAD_RESULT_SUCCESS for a MAD not the PMA's.
+ * @out; IB_MAD_RESULT_SUCCESS for a MAD not the PMA's; 0 (failure) to
+ * ib_core's own query (@in_wc NULL) when the counters cannot be read, so
+ * that sysfs reports an error rather than zeros. A query from the wire
+ * then gets the status "busy".
  */
 int sroce_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		      const struct ib_wc *in_wc, const struct ib_grh *in_grh,
@@ -183,7 +196,7 @@ int sroce_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 {
 	const struct ib_pma_mad *pin = (const struct ib_pma_mad *)in;
 	struct ib_pma_mad *pout = (struct ib_pma_mad *)out;
-	u16 status;
+	int status;
 
 	BUILD_BUG_ON(sizeof(*pin) != sizeof(*in));
 	if (in->mad_hdr.mgmt_class != IB_MGMT_CLASS_PERF_MGMT ||
@@ -204,6 +217,11 @@ int sroce_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
 	else
 		status = sroce_pma_get(to_sdev(ibdev), pin, pout);
+	if (status < 0) {
+		if (!in_wc)
+			return 0;
+		status = IB_MGMT_MAD_STATUS_BUSY;
+	}
 	pout->mad_hdr.status = cpu_to_be16(status);
 	*out_mad_size = sizeof(*out);
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;

@@ -616,7 +616,9 @@ struct sroce_fw_reply {
  *	     have no ingress device to tell), SROCE_VLAN_NONE if untagged
  * @ready_qp: set by the completer when the packet let its QP send more,
  *	      or by the responder when it owes a response; the receive path
- *	      runs its turn once the QP's lock is released
+ *	      runs its turn once the QP's lock is released. Cleared by the
+ *	      responder's direct turn, which sent what was owed or queued
+ *	      the rest
  */
 struct sroce_fw_pkt {
 	struct sk_buff *skb;
@@ -932,7 +934,7 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_sched_run(struct sroce_fw_dev *fw);
 void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
-bool sroce_fw_sched_waiting(struct sroce_fw_dev *fw);
+bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_resp.c */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);

@@ -11,8 +11,10 @@
  * again from there for a repeated request (never executed twice); RC
  * sequence checking, acknowledgment, sequence NAKs, RNR NAKs and NAKs for
  * bad requests and access errors, owed here and sent by the egress stage.
- * Responses to our own requests go to the completer (fw_comp.c). Nothing
- * here sends.
+ * Responses to our own requests go to the completer (fw_comp.c). The
+ * receive path's handlers only record; the responder's part of a QP's
+ * turn, sroce_fw_resp_transmit(), sends, whether the turn is the
+ * scheduler's or the receive path's direct one (sroce_fw_resp_direct()).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -216,8 +218,12 @@ static void sroce_fw_resp_owe(struct sroce_fw_qp *qp, u32 psn, u8 syndrome)
 	if (ack->pending && sroce_fw_syndrome_is_nak(ack->syndrome) &&
 	    !sroce_fw_syndrome_is_nak(syndrome) && sroce_psn_before(psn, ack->psn))
 		return;
-	/* An RNR NAK's delay must not be lost to a sequence NAK behind it. */
+	/*
+	 * An RNR NAK's delay must not be lost to a sequence NAK behind it;
+	 * an ACK of the same PSN (the retry was accepted) does replace it.
+	 */
 	if (ack->pending && sroce_fw_syndrome_is_rnr(ack->syndrome) &&
+	    sroce_fw_syndrome_is_nak(syndrome) &&
 	    !sroce_fw_syndrome_is_rnr(syndrome) && psn == ack->psn)
 		return;
 	ack->psn = psn;
@@ -914,24 +920,27 @@ static void sroce_fw_resp_take_ack(struct sroce_fw_dev *fw,
 }
 
 /*
- * The receive path's direct turn: with no QP waiting at the egress stage,
- * the responder's part of the turn the packet made due (ACK, READ
- * responses, atomic acknowledgment) is taken here, under the lock already
- * held, rather than in a turn of its own once it is released, as the
- * doorbell's direct turn sends a poster's WQEs. What one quantum leaves
- * is queued for the scheduler as usual. Caller holds qp->lock, inside an
- * RCU read-side section; the packet was accepted and made the QP ready.
- * @ack: as for sroce_fw_resp_transmit(), sent once the lock is released.
+ * The receive path's direct turn: when a direct turn is allowed
+ * (sroce_fw_sched_direct_ok()), the responder's part of the turn the
+ * packet made due (ACK, READ responses, atomic acknowledgment) is taken
+ * here, under the lock already held, rather than in a turn of its own once
+ * it is released, as the doorbell's direct turn sends a poster's WQEs.
+ * What one quantum leaves goes on the ready list, behind the QPs that
+ * come to wait meanwhile; the receive path then runs the list. Caller
+ * holds qp->lock, inside an RCU read-side section; the packet was
+ * accepted and made the QP ready. @ack: as for sroce_fw_resp_transmit(),
+ * sent once the lock is released.
  */
 static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
 				 struct sroce_fw_qp *qp,
 				 struct sroce_fw_pkt *pkt,
 				 struct sroce_fw_reply *ack)
 {
-	if (READ_ONCE(fw->stopped) || sroce_fw_sched_waiting(fw))
+	if (!sroce_fw_sched_direct_ok(fw, qp))
 		return;
-	if (!sroce_fw_resp_transmit(fw, qp, ack))
-		pkt->ready_qp = NULL;
+	if (sroce_fw_resp_transmit(fw, qp, ack))
+		sroce_fw_sched_add(fw, qp);
+	pkt->ready_qp = NULL;
 }
 
 /* READ response packets (or atomic acknowledgments) per turn of a QP. */

@@ -24,7 +24,8 @@
  * pacing skips a QP whose rate limiter has no credit and re-adds it from
  * its timer; PFC masks paused priorities out of ready_mask in
  * sroce_fw_sched_pick() and re-adds them on resume. Both also decide for
- * the doorbell's direct turn, in sroce_fw_ring_sq().
+ * the direct turns (the doorbell's and the receive path's), in
+ * sroce_fw_sched_direct_ok().
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -217,16 +218,21 @@ static void sroce_fw_sched_work(struct work_struct *work)
 }
 
 /**
- * sroce_fw_sched_waiting() - whether QPs wait at the egress stage
+ * sroce_fw_sched_direct_ok() - whether a QP may send now, off the list
  * @fw: the function
+ * @qp: the QP
  *
- * Lockless: a hint, for a direct turn that must not overtake them.
+ * The one gate of the direct turns (the doorbell's, sroce_fw_ring_sq(),
+ * and the receive path's for responses): the function runs, no QP waits
+ * at the egress stage (a direct turn must not overtake them) and @qp is
+ * not being destroyed. Lockless: a hint; what it misses, the list serves.
  *
- * Return: true if some QP is on a ready list.
+ * Return: true if @qp may take its turn in the caller's context.
  */
-bool sroce_fw_sched_waiting(struct sroce_fw_dev *fw)
+bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
-	return !sroce_fw_sched_idle(&fw->sched);
+	return !READ_ONCE(fw->stopped) && sroce_fw_sched_idle(&fw->sched) &&
+	       !READ_ONCE(qp->sched_dead);
 }
 
 /**
@@ -249,8 +255,7 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	bool claimed, more;
 
 	/* A dying QP (its timers may still fire) is refused by the list. */
-	if (sroce_fw_sched_idle(s) && !READ_ONCE(qp->sched_dead) &&
-	    sroce_fw_sched_inline_ok()) {
+	if (sroce_fw_sched_direct_ok(fw, qp) && sroce_fw_sched_inline_ok()) {
 		local_bh_disable();
 		rcu_read_lock();
 		more = sroce_fw_qp_transmit(fw, qp);

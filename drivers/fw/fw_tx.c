@@ -8,9 +8,13 @@
  * (fw_net.c builds the IP/UDP/VLAN/GRH headers in one place behind it).
  *
  * The responder (fw_resp.c) and the completer (fw_comp.c) run in the
- * receive path and never send: they record what is owed (a pending
- * ACK/NAK, the READ/atomic resource ring, a rewind) and mark the QP ready.
- * A turn serves the responder's debts first, then the send queue, each
+ * receive path and send nothing themselves: they record what is owed (a
+ * pending ACK/NAK, the READ/atomic resource ring, a rewind) and mark the
+ * QP ready. When no QP waits, the receive path spends the responder's
+ * part of the turn at once, in the lock hold it has
+ * (sroce_fw_resp_transmit(), the same code as a turn's), and the rest of
+ * the turn follows. A turn serves the responder's debts first, then the
+ * send queue, each
  * in a quantum, so a long READ response shares the port with other QPs
  * the way a long SEND does. This is where per-QP pacing (DCQCN) and
  * per-priority pause (PFC) apply to every packet of a QP alike.
