@@ -28,6 +28,16 @@
 #endif
 
 /*
+ * The unbound system workqueue: system_dfl_wq where the headers have it
+ * (7.x logs a warning for work queued on system_unbound_wq, its old name).
+ */
+#ifdef SROCE_HAVE_SYSTEM_DFL_WQ
+#define sroce_unbound_wq system_dfl_wq
+#else
+#define sroce_unbound_wq system_unbound_wq
+#endif
+
+/*
  * RDMA FLUSH (6.2): the access rights (QPs and regions carry them as the
  * SROCE_ACCESS_FLUSH_* bits of the same values), the device capability,
  * and the FLUSH fields of a send WQE. Before 6.2 there is no FLUSH: no

@@ -243,7 +243,7 @@ void sroce_handle_page_fault(struct sroce_dev *sdev,
 		mr->odp->fault_pending = true;
 		spin_unlock(&mr->odp->fault_lock);
 		/* Under the lock: dereg erases, then cancels the work. */
-		queue_work(system_unbound_wq, &mr->odp->fault_work);
+		queue_work(sroce_unbound_wq, &mr->odp->fault_work);
 	} else {
 		ibdev_dbg(&sdev->ibdev, "page fault for unknown MR %#x page %#x\n",
 			  key, page);
