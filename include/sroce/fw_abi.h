@@ -696,6 +696,37 @@ enum sroce_stat {
 	SROCE_NUM_STATS,
 };
 
+/*
+ * Congestion-control parameters, one identifier each, named after the
+ * mlx5 debugfs cc_params files they match (rp_* for the DCQCN reaction
+ * point, np_* for the notification point), in mlx5's units: microseconds,
+ * Mbit/s, bytes, percent, alpha in 1/1024. Identifiers are ABI; new ones
+ * are appended. Ranges and defaults: drivers/lib/dcqcn.c.
+ */
+enum sroce_cc_param {
+	SROCE_CC_RP_CLAMP_TGT_RATE,
+	SROCE_CC_RP_CLAMP_TGT_RATE_ATI,
+	SROCE_CC_RP_TIME_RESET,
+	SROCE_CC_RP_BYTE_RESET,
+	SROCE_CC_RP_THRESHOLD,
+	SROCE_CC_RP_AI_RATE,
+	SROCE_CC_RP_HAI_RATE,
+	SROCE_CC_RP_MAX_RATE,
+	SROCE_CC_RP_MIN_DEC_FAC,
+	SROCE_CC_RP_MIN_RATE,
+	SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP,
+	SROCE_CC_RP_DCE_TCP_G,
+	SROCE_CC_RP_DCE_TCP_RTT,
+	SROCE_CC_RP_RATE_REDUCE_MONITOR_PERIOD,
+	SROCE_CC_RP_INITIAL_ALPHA_VALUE,
+	SROCE_CC_RP_GD,
+	SROCE_CC_NP_MIN_TIME_BETWEEN_CNPS,
+	SROCE_CC_NP_CNP_DSCP,
+	SROCE_CC_NP_CNP_PRIO_MODE,
+	SROCE_CC_NP_CNP_PRIO,
+	SROCE_NUM_CC_PARAMS,
+};
+
 /* SROCE_CMD_QUERY_STATS: no request payload. */
 struct sroce_query_stats_resp {
 	__le64 counter[SROCE_NUM_STATS];

@@ -17,6 +17,7 @@ static const struct unit_test *const suites[] = {
 	roce_hdr_tests,
 	icrc_tests,
 	qp_state_tests,
+	dcqcn_tests,
 };
 
 int main(int argc, char **argv)
