@@ -13,6 +13,7 @@
 #                         /var/cache/sroce/roots)
 #   make lint             checkpatch --strict (from Debian's linux-source)
 #   make unit             host unit tests of the plain-C cores (ASan+UBSan)
+#                         and tools/ccsim's 2- and 64-flow DCQCN checks
 #   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
 #                         make -C tools/fuzz run-libfuzzer for longer runs
 #   make selftests        build the kselftest collection
@@ -172,6 +173,7 @@ lint:
 
 unit:
 	$(MAKE) -C $(TOP)/tools/unit run
+	$(MAKE) -C $(TOP)/tools/ccsim check
 
 fuzz:
 	$(MAKE) -C $(TOP)/tools/fuzz run ITERATIONS=$(or $(ITERATIONS),2000000)
