@@ -18,6 +18,7 @@ static const struct unit_test *const suites[] = {
 	icrc_tests,
 	qp_state_tests,
 	dcqcn_tests,
+	qos_tests,
 };
 
 int main(int argc, char **argv)
