@@ -46,6 +46,13 @@
 #define dcqcn_div(a, b) ((a) / (b))
 #endif
 
+#ifdef __KERNEL__
+#define dcqcn_count_step()
+#else
+unsigned long sroce_dcqcn_steps;
+#define dcqcn_count_step() (sroce_dcqcn_steps++)
+#endif
+
 #define NSEC_PER_USEC_U64	1000ULL
 #define KBPS_PER_MBPS		1000ULL
 
@@ -113,16 +120,30 @@ void sroce_cc_params_default(u32 *values)
 /**
  * sroce_dcqcn_cfg_init() - convert the knobs to working units
  * @cfg: result
- * @params: SROCE_NUM_CC_PARAMS values, each within its range
- * @line_kbps: the port's speed, the maximum rate when rp_max_rate is 0
+ * @in: SROCE_NUM_CC_PARAMS values, each within its range (a value out
+ *	of range is taken as the nearest bound)
+ * @line_kbps: the port's speed: the maximum rate when rp_max_rate is 0,
+ *	and its bound otherwise
  *
  * The minimum rate is kept at or below the maximum so that the
  * reaction point's invariant holds on a slow port.
  */
-void sroce_dcqcn_cfg_init(struct sroce_dcqcn_cfg *cfg, const u32 *params,
+void sroce_dcqcn_cfg_init(struct sroce_dcqcn_cfg *cfg, const u32 *in,
 			  u64 line_kbps)
 {
-	u32 max_mbps = params[SROCE_CC_RP_MAX_RATE];
+	u32 params[SROCE_NUM_CC_PARAMS];
+	unsigned int i;
+	u32 max_mbps;
+
+	/* Out of range cannot happen through the commands; never trust it. */
+	for (i = 0; i < SROCE_NUM_CC_PARAMS; i++) {
+		params[i] = in[i];
+		if (params[i] < sroce_cc_params[i].min)
+			params[i] = sroce_cc_params[i].min;
+		if (params[i] > sroce_cc_params[i].max)
+			params[i] = sroce_cc_params[i].max;
+	}
+	max_mbps = params[SROCE_CC_RP_MAX_RATE];
 
 	cfg->time_reset_ns = params[SROCE_CC_RP_TIME_RESET] * NSEC_PER_USEC_U64;
 	cfg->alpha_period_ns = params[SROCE_CC_RP_DCE_TCP_RTT] * NSEC_PER_USEC_U64;
@@ -131,6 +152,8 @@ void sroce_dcqcn_cfg_init(struct sroce_dcqcn_cfg *cfg, const u32 *params,
 	cfg->ai_kbps = params[SROCE_CC_RP_AI_RATE] * KBPS_PER_MBPS;
 	cfg->hai_kbps = params[SROCE_CC_RP_HAI_RATE] * KBPS_PER_MBPS;
 	cfg->max_kbps = max_mbps ? max_mbps * KBPS_PER_MBPS : line_kbps;
+	if (line_kbps && cfg->max_kbps > line_kbps)
+		cfg->max_kbps = line_kbps;
 	if (!cfg->max_kbps)
 		cfg->max_kbps = 1;
 	cfg->min_kbps = params[SROCE_CC_RP_MIN_RATE] * KBPS_PER_MBPS;
@@ -186,8 +209,10 @@ static void dcqcn_alpha_run(struct sroce_dcqcn_rp *rp,
 		n--;
 	}
 	/* g < 1024: every decay lowers a non-zero alpha by at least 1. */
-	for (; n && alpha; n--)
+	for (; n && alpha; n--) {
+		dcqcn_count_step();
 		alpha = (alpha * cfg->g) >> 10;
+	}
 	rp->alpha = alpha;
 }
 
@@ -249,10 +274,16 @@ static void dcqcn_increase_run(struct sroce_dcqcn_rp *rp,
 		u64 gap = rp->rt_kbps - rp->rc_kbps, jump, step;
 		bool recovery;
 
+		dcqcn_count_step();
 		if (rp->stage[source] >= cfg->threshold + 2) {
-			/* At the maximum, owing a decrease: nothing moves. */
-			if (!gap && rp->rt_kbps == cfg->max_kbps)
+			/*
+			 * At the maximum nothing moves: the limiter is
+			 * released, or stays for the decrease it owes.
+			 */
+			if (!gap && rp->rt_kbps == cfg->max_kbps) {
+				rp->active = rp->dec_pending;
 				break;
+			}
 			step = dcqcn_step_size(rp, cfg, &recovery);
 			if (!recovery && step && (gap == step || gap + 1 == step) &&
 			    rp->rt_kbps + step < cfg->max_kbps) {
@@ -293,6 +324,9 @@ static void dcqcn_decrease(struct sroce_dcqcn_rp *rp,
 	rp->byte_count = 0;
 	rp->inc_origin_ns = at;
 	rp->dec_pending = false;
+	/* A cut that leaves the maximum (rp_min_dec_fac 100) releases. */
+	if (rp->rc_kbps >= cfg->max_kbps)
+		rp->active = false;
 }
 
 /**
@@ -301,20 +335,31 @@ static void dcqcn_decrease(struct sroce_dcqcn_rp *rp,
  * @cfg: its configuration
  * @now_ns: monotonic time; earlier than the last call counts as the same
  *
- * Nothing happens while the limiter is off.
+ * Nothing happens while the limiter is off. A configuration changed since
+ * the last call applies from that call on: its periods count from the
+ * timers' origins, its rate bounds hold at once.
  */
 void sroce_dcqcn_advance(struct sroce_dcqcn_rp *rp,
 			 const struct sroce_dcqcn_cfg *cfg, u64 now_ns)
 {
 	u64 at;
 
-	if (!rp->active || now_ns <= rp->last_ns)
+	if (!rp->active)
 		return;
-	/* The configuration may have changed: restore the invariant. */
+	/*
+	 * The configuration may have changed since the last call: restore
+	 * the invariant first, whatever the time.
+	 */
 	rp->rt_kbps = dcqcn_clamp_rate(rp->rt_kbps, cfg);
 	rp->rc_kbps = dcqcn_clamp_rate(rp->rc_kbps, cfg);
 	if (rp->rc_kbps > rp->rt_kbps)
 		rp->rc_kbps = rp->rt_kbps;
+	if (rp->rc_kbps >= cfg->max_kbps && !rp->dec_pending) {
+		rp->active = false;
+		return;
+	}
+	if (now_ns <= rp->last_ns)
+		return;
 	if (rp->dec_pending) {
 		at = dcqcn_next_tick(rp->dec_origin_ns, cfg->monitor_ns,
 				     rp->last_ns);
@@ -326,6 +371,8 @@ void sroce_dcqcn_advance(struct sroce_dcqcn_rp *rp,
 						       rp->last_ns, at - 1));
 			dcqcn_decrease(rp, cfg, at);
 			rp->last_ns = at;
+			if (!rp->active)
+				return;
 		}
 	}
 	dcqcn_alpha_run(rp, cfg, rp->last_ns, now_ns);

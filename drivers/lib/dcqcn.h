@@ -139,4 +139,9 @@ void sroce_dcqcn_sent(struct sroce_dcqcn_rp *rp,
 		      u32 bytes);
 u64 sroce_dcqcn_tx_ns(u32 bytes, u64 kbps);
 
+#ifndef __KERNEL__
+/* Host builds: loop steps taken, for the tests of bounded work. */
+extern unsigned long sroce_dcqcn_steps;
+#endif
+
 #endif /* SROCE_DCQCN_H */

@@ -297,8 +297,13 @@ static void test_rp_release(void)
 	sroce_dcqcn_cnp(&rp, &cfg, 0, 0);
 	sroce_dcqcn_advance(&rp, &cfg, 4 * US);
 	CHECK(rp.active);
-	/* 400000 steps of 1 Mbit/s needed; 10^9 timer ticks pass. */
+	/*
+	 * 400000 steps of 1 Mbit/s needed; 10^9 timer ticks pass, in a
+	 * few hundred loop steps (the jump) besides alpha's decay to 0.
+	 */
+	sroce_dcqcn_steps = 0;
 	sroce_dcqcn_advance(&rp, &cfg, 1000000000ULL * US);
+	CHECK(sroce_dcqcn_steps <= 1023 + 300);
 	CHECK(!rp.active);
 	CHECK_EQ(rp.rc_kbps, 400000000);
 	sroce_dcqcn_cnp(&rp, &cfg, 1000000001ULL * US, 0);
@@ -320,6 +325,79 @@ static void test_rp_release(void)
 		CHECK_EQ(a.rt_kbps, b.rt_kbps);
 		CHECK(a.rt_kbps > 1000 + 19000 * 1000ULL);
 	}
+}
+
+/*
+ * The configuration changes under a limited QP: the new bounds hold at
+ * once, and a limiter that finds itself at the new maximum is released,
+ * even with no increase event left to do it (byte counter off, timer
+ * stage saturated).
+ */
+static void test_rp_config_change(void)
+{
+	struct sroce_dcqcn_cfg cfg;
+	struct sroce_dcqcn_rp rp = { 0 };
+
+	sroce_cc_params_default(params);
+	params[SROCE_CC_RP_BYTE_RESET] = 0;
+	params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] = 2000;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	sroce_dcqcn_cnp(&rp, &cfg, 0, 0);
+	sroce_dcqcn_advance(&rp, &cfg, 2000 * US);	/* 6 timer events */
+	CHECK(rp.active);
+	CHECK_EQ(rp.stage[SROCE_DCQCN_TIMER], 3);
+	CHECK(rp.rc_kbps > 1000000);
+
+	params[SROCE_CC_RP_MAX_RATE] = 500;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	sroce_dcqcn_advance(&rp, &cfg, 2000 * US);	/* the same instant */
+	CHECK(!rp.active);
+	CHECK_EQ(rp.rc_kbps, 500000);
+
+	/* A decrease owed keeps it on, within the new bounds. */
+	params[SROCE_CC_RP_MAX_RATE] = 0;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	memset(&rp, 0, sizeof(rp));
+	sroce_dcqcn_cnp(&rp, &cfg, 0, 0);
+	params[SROCE_CC_RP_MAX_RATE] = 500;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	sroce_dcqcn_sent(&rp, &cfg, 0, 9000);
+	CHECK(rp.active);
+	CHECK_EQ(rp.rc_kbps, 500000);
+	CHECK_EQ(rp.rt_kbps, 500000);
+
+	/* Time going backwards changes nothing. */
+	params[SROCE_CC_RP_MAX_RATE] = 0;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	memset(&rp, 0, sizeof(rp));
+	sroce_dcqcn_cnp(&rp, &cfg, 1000 * US, 0);
+	sroce_dcqcn_advance(&rp, &cfg, 1700 * US);
+	{
+		struct sroce_dcqcn_rp before = rp;
+
+		sroce_dcqcn_advance(&rp, &cfg, 1699 * US);
+		sroce_dcqcn_sent(&rp, &cfg, 10 * US, 100);
+		sroce_dcqcn_advance(&rp, &cfg, 1700 * US);
+		CHECK_EQ(rp.rc_kbps, before.rc_kbps);
+		CHECK_EQ(rp.rt_kbps, before.rt_kbps);
+		CHECK_EQ(rp.alpha, before.alpha);
+		CHECK_EQ(rp.last_ns, before.last_ns);
+		CHECK_EQ(rp.stage[SROCE_DCQCN_TIMER],
+			 before.stage[SROCE_DCQCN_TIMER]);
+	}
+
+	/* rp_max_rate above the port's speed: the port's speed. */
+	params[SROCE_CC_RP_MAX_RATE] = 400000;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	CHECK_EQ(cfg.max_kbps, 10000000);
+	/* Values out of range are taken as the nearest bound. */
+	params[SROCE_CC_RP_DCE_TCP_G] = 5000;
+	params[SROCE_CC_RP_TIME_RESET] = 0;
+	params[SROCE_CC_RP_GD] = 99;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	CHECK_EQ(cfg.g, 1023);
+	CHECK_EQ(cfg.time_reset_ns, 1 * US);
+	CHECK_EQ(cfg.gd, 15);
 }
 
 static void test_tx_ns(void)
@@ -416,6 +494,8 @@ static void ref_run(struct ref_rp *r, const struct sroce_dcqcn_cfg *c, u64 now)
 			r->bytes = 0;
 			r->i_org = t;
 			r->pending = false;
+			if (r->rc >= c->max_kbps)
+				r->active = false;
 		} else if (ti == t) {
 			ref_increase(r, c, true);
 		}
@@ -547,6 +627,84 @@ static void test_rp_lazy_equals_timers(void)
 	CHECK_EQ(mismatches, 0);
 }
 
+static void random_params(void)
+{
+	sroce_cc_params_default(params);
+	params[SROCE_CC_RP_CLAMP_TGT_RATE] = rnd_range(0, 1);
+	params[SROCE_CC_RP_CLAMP_TGT_RATE_ATI] = rnd_range(0, 1);
+	params[SROCE_CC_RP_TIME_RESET] = rnd_range(1, 40);
+	params[SROCE_CC_RP_BYTE_RESET] = rnd_range(0, 3) ?
+					 rnd_range(1, 32767) : 0;
+	params[SROCE_CC_RP_THRESHOLD] = rnd_range(1, 31);
+	params[SROCE_CC_RP_AI_RATE] = rnd_range(1, 50);
+	params[SROCE_CC_RP_HAI_RATE] = rnd_range(1, 300);
+	params[SROCE_CC_RP_MAX_RATE] = rnd_range(0, 1) ? rnd_range(1, 400000) : 0;
+	params[SROCE_CC_RP_MIN_DEC_FAC] = rnd_range(0, 100);
+	params[SROCE_CC_RP_MIN_RATE] = rnd_range(1, 1000);
+	params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] =
+		rnd_range(0, 1) ? rnd_range(1, 400000) : 0;
+	params[SROCE_CC_RP_DCE_TCP_G] = rnd_range(0, 1023);
+	params[SROCE_CC_RP_DCE_TCP_RTT] = rnd_range(1, 8);
+	params[SROCE_CC_RP_RATE_REDUCE_MONITOR_PERIOD] = rnd_range(1, 12);
+	params[SROCE_CC_RP_INITIAL_ALPHA_VALUE] = rnd_range(0, 1023);
+	params[SROCE_CC_RP_GD] = rnd_range(0, 15);
+}
+
+/*
+ * Configuration changes, time going backwards, huge gaps and huge
+ * packets in one stream: the invariant holds after every call and no
+ * call takes more than a bounded number of loop steps (2 alpha runs of
+ * at most 1023, 3 increase runs of at most threshold + 2 + 64 + 1 + 64).
+ */
+static void test_rp_hostile_stream(void)
+{
+	unsigned int run, ev, bad = 0;
+	unsigned long worst = 0;
+
+	srandom(7);
+	for (run = 0; run < 200; run++) {
+		struct sroce_dcqcn_cfg cfg;
+		struct sroce_dcqcn_rp rp = { 0 };
+		u64 now = 0;
+
+		random_params();
+		sroce_dcqcn_cfg_init(&cfg, params, (u64)rnd_range(1, 400000) * 1000);
+		for (ev = 0; ev < 500; ev++) {
+			unsigned int what = rnd_range(0, 99);
+
+			if (what < 5) {
+				random_params();
+				sroce_dcqcn_cfg_init(&cfg, params,
+						     (u64)rnd_range(1, 400000) * 1000);
+			}
+			if (what >= 5 && what < 10)
+				now -= now < 5000 * US ? now : rnd_range(0, 5000) * US;
+			else if (what < 15)
+				now += (u64)rnd_range(1, 1000000) * 1000 * US;
+			else
+				now += rnd_range(0, 200) * US;
+			sroce_dcqcn_steps = 0;
+			if (rnd_range(0, 3) == 0)
+				sroce_dcqcn_cnp(&rp, &cfg, now,
+						(u64)rnd_range(0, 400000) * 1000);
+			else
+				sroce_dcqcn_sent(&rp, &cfg, now,
+						 rnd_range(0, 3) ? rnd_range(1, 9000) :
+						 0xffffffffU);
+			if (sroce_dcqcn_steps > worst)
+				worst = sroce_dcqcn_steps;
+			if (rp.active &&
+			    (rp.rc_kbps < cfg.min_kbps || rp.rc_kbps > rp.rt_kbps ||
+			     rp.rt_kbps > cfg.max_kbps || rp.alpha > 1023))
+				bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(worst <= 2 * 1023 + 3 * (33 + 129));
+	if (worst > 2 * 1023 + 3 * (33 + 129))
+		fprintf(stderr, "  worst call: %lu steps\n", worst);
+}
+
 const struct unit_test dcqcn_tests[] = {
 	{ "dcqcn_param_table", test_cc_param_table },
 	{ "dcqcn_cfg_units", test_cfg_units },
@@ -554,6 +712,8 @@ const struct unit_test dcqcn_tests[] = {
 	{ "dcqcn_rp_second_cnp_and_clamp", test_rp_second_cnp_and_clamp },
 	{ "dcqcn_rp_decrease_bounds", test_rp_decrease_bounds },
 	{ "dcqcn_rp_release", test_rp_release },
+	{ "dcqcn_rp_config_change", test_rp_config_change },
+	{ "dcqcn_rp_hostile_stream", test_rp_hostile_stream },
 	{ "dcqcn_tx_ns", test_tx_ns },
 	{ "dcqcn_rp_lazy_equals_timers", test_rp_lazy_equals_timers },
 	{ NULL, NULL },
