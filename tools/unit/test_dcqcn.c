@@ -553,9 +553,38 @@ static u32 rnd_range(u32 lo, u32 hi)
 }
 
 /*
- * Random knobs (short periods so that many ticks fall between two
- * events) and random event streams: the lazy reaction point must match
- * the reference after every event.
+ * Random knobs. Periods are always short, so that many ticks fall
+ * between two events; @wide also takes the rest of each range (tiny byte
+ * counter, high thresholds, a maximum rate, high first-CNP and minimum
+ * rates), for the streams that check bounds rather than exact results.
+ */
+static void random_params(bool wide)
+{
+	sroce_cc_params_default(params);
+	params[SROCE_CC_RP_CLAMP_TGT_RATE] = rnd_range(0, 1);
+	params[SROCE_CC_RP_CLAMP_TGT_RATE_ATI] = rnd_range(0, 1);
+	params[SROCE_CC_RP_TIME_RESET] = rnd_range(1, 40);
+	params[SROCE_CC_RP_BYTE_RESET] = rnd_range(0, 3) ?
+					 rnd_range(wide ? 1 : 64, 32767) : 0;
+	params[SROCE_CC_RP_THRESHOLD] = rnd_range(1, wide ? 31 : 5);
+	params[SROCE_CC_RP_AI_RATE] = rnd_range(1, 50);
+	params[SROCE_CC_RP_HAI_RATE] = rnd_range(1, 300);
+	if (wide && rnd_range(0, 1))
+		params[SROCE_CC_RP_MAX_RATE] = rnd_range(1, 400000);
+	params[SROCE_CC_RP_MIN_DEC_FAC] = rnd_range(0, 100);
+	params[SROCE_CC_RP_MIN_RATE] = rnd_range(1, wide ? 1000 : 100);
+	params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] =
+		rnd_range(0, 1) ? rnd_range(1, wide ? 400000 : 5000) : 0;
+	params[SROCE_CC_RP_DCE_TCP_G] = rnd_range(0, 1023);
+	params[SROCE_CC_RP_DCE_TCP_RTT] = rnd_range(1, 8);
+	params[SROCE_CC_RP_RATE_REDUCE_MONITOR_PERIOD] = rnd_range(1, 12);
+	params[SROCE_CC_RP_INITIAL_ALPHA_VALUE] = rnd_range(0, 1023);
+	params[SROCE_CC_RP_GD] = rnd_range(0, 15);
+}
+
+/*
+ * Random knobs and random event streams: the lazy reaction point must
+ * match the reference after every event.
  */
 static void test_rp_lazy_equals_timers(void)
 {
@@ -568,24 +597,7 @@ static void test_rp_lazy_equals_timers(void)
 		struct ref_rp ref = { 0 };
 		u64 now = rnd_range(0, 1000) * US;
 
-		sroce_cc_params_default(params);
-		params[SROCE_CC_RP_CLAMP_TGT_RATE] = rnd_range(0, 1);
-		params[SROCE_CC_RP_CLAMP_TGT_RATE_ATI] = rnd_range(0, 1);
-		params[SROCE_CC_RP_TIME_RESET] = rnd_range(1, 40);
-		params[SROCE_CC_RP_BYTE_RESET] = rnd_range(0, 3) ?
-						 rnd_range(64, 32767) : 0;
-		params[SROCE_CC_RP_THRESHOLD] = rnd_range(1, 5);
-		params[SROCE_CC_RP_AI_RATE] = rnd_range(1, 50);
-		params[SROCE_CC_RP_HAI_RATE] = rnd_range(1, 300);
-		params[SROCE_CC_RP_MIN_DEC_FAC] = rnd_range(0, 100);
-		params[SROCE_CC_RP_MIN_RATE] = rnd_range(1, 100);
-		params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] =
-			rnd_range(0, 1) ? rnd_range(1, 5000) : 0;
-		params[SROCE_CC_RP_DCE_TCP_G] = rnd_range(0, 1023);
-		params[SROCE_CC_RP_DCE_TCP_RTT] = rnd_range(1, 8);
-		params[SROCE_CC_RP_RATE_REDUCE_MONITOR_PERIOD] = rnd_range(1, 12);
-		params[SROCE_CC_RP_INITIAL_ALPHA_VALUE] = rnd_range(0, 1023);
-		params[SROCE_CC_RP_GD] = rnd_range(0, 15);
+		random_params(false);
 		sroce_dcqcn_cfg_init(&cfg, params,
 				     (u64)rnd_range(100, 10000) * 1000);
 
@@ -627,29 +639,6 @@ static void test_rp_lazy_equals_timers(void)
 	CHECK_EQ(mismatches, 0);
 }
 
-static void random_params(void)
-{
-	sroce_cc_params_default(params);
-	params[SROCE_CC_RP_CLAMP_TGT_RATE] = rnd_range(0, 1);
-	params[SROCE_CC_RP_CLAMP_TGT_RATE_ATI] = rnd_range(0, 1);
-	params[SROCE_CC_RP_TIME_RESET] = rnd_range(1, 40);
-	params[SROCE_CC_RP_BYTE_RESET] = rnd_range(0, 3) ?
-					 rnd_range(1, 32767) : 0;
-	params[SROCE_CC_RP_THRESHOLD] = rnd_range(1, 31);
-	params[SROCE_CC_RP_AI_RATE] = rnd_range(1, 50);
-	params[SROCE_CC_RP_HAI_RATE] = rnd_range(1, 300);
-	params[SROCE_CC_RP_MAX_RATE] = rnd_range(0, 1) ? rnd_range(1, 400000) : 0;
-	params[SROCE_CC_RP_MIN_DEC_FAC] = rnd_range(0, 100);
-	params[SROCE_CC_RP_MIN_RATE] = rnd_range(1, 1000);
-	params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] =
-		rnd_range(0, 1) ? rnd_range(1, 400000) : 0;
-	params[SROCE_CC_RP_DCE_TCP_G] = rnd_range(0, 1023);
-	params[SROCE_CC_RP_DCE_TCP_RTT] = rnd_range(1, 8);
-	params[SROCE_CC_RP_RATE_REDUCE_MONITOR_PERIOD] = rnd_range(1, 12);
-	params[SROCE_CC_RP_INITIAL_ALPHA_VALUE] = rnd_range(0, 1023);
-	params[SROCE_CC_RP_GD] = rnd_range(0, 15);
-}
-
 /*
  * Configuration changes, time going backwards, huge gaps and huge
  * packets in one stream: the invariant holds after every call and no
@@ -667,13 +656,13 @@ static void test_rp_hostile_stream(void)
 		struct sroce_dcqcn_rp rp = { 0 };
 		u64 now = 0;
 
-		random_params();
+		random_params(true);
 		sroce_dcqcn_cfg_init(&cfg, params, (u64)rnd_range(1, 400000) * 1000);
 		for (ev = 0; ev < 500; ev++) {
 			unsigned int what = rnd_range(0, 99);
 
 			if (what < 5) {
-				random_params();
+				random_params(true);
 				sroce_dcqcn_cfg_init(&cfg, params,
 						     (u64)rnd_range(1, 400000) * 1000);
 			}
