@@ -94,6 +94,16 @@ struct sroce_cmdq {
 };
 
 /**
+ * struct sroce_cc_knob - what a debugfs cc_params file names
+ * @sdev: the device
+ * @id: the knob, enum sroce_cc_param
+ */
+struct sroce_cc_knob {
+	struct sroce_dev *sdev;
+	u32 id;
+};
+
+/**
  * struct sroce_dev - one sroce RDMA device
  * @ibdev: the ib_core device; must be first for ib_alloc_device()
  * @ndev: the Ethernet device it runs over (reference held by @fw)
@@ -123,6 +133,7 @@ struct sroce_cmdq {
  * @srqs: SRQs by number, for limit events (lock: the xarray's, IRQ-safe)
  * @odp_mrs: on-demand paging regions by key index, for page faults (lock:
  *	     the xarray's; process context)
+ * @cc_knobs: the private data of the debugfs cc_params files
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -149,6 +160,7 @@ struct sroce_dev {
 	struct xarray qps;
 	struct xarray srqs;
 	struct xarray odp_mrs;
+	struct sroce_cc_knob cc_knobs[SROCE_NUM_CC_PARAMS];
 };
 
 struct sroce_ucontext {

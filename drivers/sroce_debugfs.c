@@ -16,11 +16,18 @@
  *               write N to make one packet in N the firmware builds, at
  *               random, find no memory (it is lost as on the wire), 0 to
  *               stop; reads back the last value written
+ *   cc_params/NAME
+ *               one file per congestion-control knob, named, laid out and
+ *               used as mlx5's (rp_*, np_*): reading queries the firmware
+ *               and prints the value in decimal; writing a number sets it
+ *               (EINVAL out of its range, Documentation/dcqcn.rst)
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include "sroce.h"
+#include "lib/dcqcn.h"
 
 static struct dentry *sroce_debugfs_root;
 
@@ -148,6 +155,69 @@ static int sroce_fault_tx_no_mem_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_tx_no_mem_fops, sroce_fault_tx_no_mem_get,
 			 sroce_fault_tx_no_mem_set, "%llu\n");
 
+static ssize_t sroce_cc_param_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *pos)
+{
+	const struct sroce_cc_knob *knob = file->private_data;
+	struct sroce_query_cc_params_resp resp;
+	char buf[16];
+	int err, len;
+
+	err = sroce_cmd_exec(knob->sdev, SROCE_CMD_QUERY_CC_PARAMS, NULL, 0,
+			     &resp, sizeof(resp));
+	if (err)
+		return err;
+	len = scnprintf(buf, sizeof(buf), "%u\n",
+			le32_to_cpu(resp.value[knob->id]));
+	return simple_read_from_buffer(ubuf, count, pos, buf, len);
+}
+
+static ssize_t sroce_cc_param_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *pos)
+{
+	const struct sroce_cc_knob *knob = file->private_data;
+	struct sroce_set_cc_param_req req = {};
+	u32 value;
+	int err;
+
+	err = kstrtou32_from_user(ubuf, count, 0, &value);
+	if (err)
+		return err;
+	req.id = cpu_to_le32(knob->id);
+	req.value = cpu_to_le32(value);
+	err = sroce_cmd_exec(knob->sdev, SROCE_CMD_SET_CC_PARAM, &req,
+			     sizeof(req), NULL, 0);
+	if (err == -EINVAL)
+		ibdev_warn_ratelimited(&knob->sdev->ibdev,
+				       "cc_params/%s: %u is out of range %u..%u\n",
+				       sroce_cc_params[knob->id].name, value,
+				       sroce_cc_params[knob->id].min,
+				       sroce_cc_params[knob->id].max);
+	return err ? err : count;
+}
+
+static const struct file_operations sroce_cc_param_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = sroce_cc_param_read,
+	.write = sroce_cc_param_write,
+	.llseek = default_llseek,
+};
+
+static void sroce_debugfs_add_cc_params(struct sroce_dev *sdev)
+{
+	struct dentry *dir = debugfs_create_dir("cc_params", sdev->debugfs);
+	unsigned int i;
+
+	for (i = 0; i < SROCE_NUM_CC_PARAMS; i++) {
+		sdev->cc_knobs[i].sdev = sdev;
+		sdev->cc_knobs[i].id = i;
+		debugfs_create_file(sroce_cc_params[i].name, 0600, dir,
+				    &sdev->cc_knobs[i], &sroce_cc_param_fops);
+	}
+}
+
 /**
  * sroce_debugfs_add_dev() - create the directory of a registered device
  * @sdev: the device
@@ -166,6 +236,7 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 				   &sroce_hold_events_fops);
 	debugfs_create_file_unsafe("fault_tx_no_mem", 0600, sdev->debugfs,
 				   sdev, &sroce_fault_tx_no_mem_fops);
+	sroce_debugfs_add_cc_params(sdev);
 }
 
 /**

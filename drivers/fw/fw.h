@@ -25,6 +25,7 @@
 #include "lib/ring.h"
 #include "lib/qp_state.h"
 #include "lib/roce_hdr.h"
+#include "lib/dcqcn.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
 #define SROCE_FW_VERSION_MINOR		1
@@ -694,6 +695,8 @@ struct sroce_fw_pkt {
  *              processor only
  * @qpn_next: where the cyclic QP number allocation continues; command
  *	      processor only
+ * @cc_params: congestion-control knobs, by enum sroce_cc_param; written
+ *	       by the command processor only, read with READ_ONCE()
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -740,6 +743,7 @@ struct sroce_fw_dev {
 	struct xarray ahs;
 	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
+	u32 cc_params[SROCE_NUM_CC_PARAMS];
 };
 
 /* Count one event of enum sroce_stat @stat on @fw. */
@@ -782,6 +786,13 @@ u16 sroce_fw_cmd_query_port(struct sroce_fw_dev *fw, const void *req,
 			    void *resp);
 u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 			     void *resp);
+
+/* fw_cc.c */
+void sroce_fw_cc_init(struct sroce_fw_dev *fw);
+u16 sroce_fw_cmd_query_cc_params(struct sroce_fw_dev *fw, const void *req,
+				 void *resp);
+u16 sroce_fw_cmd_set_cc_param(struct sroce_fw_dev *fw, const void *req,
+			      void *resp);
 
 /* fw_gid.c */
 void sroce_fw_gids_unhash(struct sroce_fw_dev *fw);

@@ -45,6 +45,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_QUERY_SRQ] = sroce_fw_cmd_query_srq,
 	[SROCE_CMDI_DESTROY_SRQ] = sroce_fw_cmd_destroy_srq,
 	[SROCE_CMDI_RESIZE_SRQ] = sroce_fw_cmd_resize_srq,
+	[SROCE_CMDI_QUERY_CC_PARAMS] = sroce_fw_cmd_query_cc_params,
+	[SROCE_CMDI_SET_CC_PARAM] = sroce_fw_cmd_set_cc_param,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -343,6 +345,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	xa_init_flags(&fw->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->srqs, XA_FLAGS_ALLOC1);
+	sroce_fw_cc_init(fw);
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);

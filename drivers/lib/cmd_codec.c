@@ -79,6 +79,11 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_srq_num), 0 },
 	[SROCE_CMDI_RESIZE_SRQ] = { SROCE_CMD_RESIZE_SRQ, "RESIZE_SRQ",
 		sizeof(struct sroce_resize_srq_req), 0 },
+	[SROCE_CMDI_QUERY_CC_PARAMS] = { SROCE_CMD_QUERY_CC_PARAMS,
+		"QUERY_CC_PARAMS", 0,
+		sizeof(struct sroce_query_cc_params_resp) },
+	[SROCE_CMDI_SET_CC_PARAM] = { SROCE_CMD_SET_CC_PARAM, "SET_CC_PARAM",
+		sizeof(struct sroce_set_cc_param_req), 0 },
 };
 
 /**

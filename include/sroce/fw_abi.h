@@ -27,9 +27,9 @@
 #define SROCE_FW_ABI_MAJOR		1
 /*
  * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
- * counters.
+ * counters, 6: congestion-control parameters.
  */
-#define SROCE_FW_ABI_MINOR		5
+#define SROCE_FW_ABI_MINOR		6
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -85,7 +85,8 @@ enum sroce_fw_fault {
  * Command opcodes. Numbers are part of the ABI: never reuse one.
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
  * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
- * 0x06xx address handles, 0x07xx statistics, 0x08xx shared receive queues.
+ * 0x06xx address handles, 0x07xx statistics, 0x08xx shared receive queues,
+ * 0x09xx congestion control.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -116,6 +117,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_SRQ = 0x0803,
 	SROCE_CMD_DESTROY_SRQ = 0x0804,
 	SROCE_CMD_RESIZE_SRQ = 0x0805,
+	SROCE_CMD_QUERY_CC_PARAMS = 0x0901,
+	SROCE_CMD_SET_CC_PARAM = 0x0902,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -148,6 +151,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_QUERY_SRQ,
 	SROCE_CMDI_DESTROY_SRQ,
 	SROCE_CMDI_RESIZE_SRQ,
+	SROCE_CMDI_QUERY_CC_PARAMS,
+	SROCE_CMDI_SET_CC_PARAM,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -727,6 +732,22 @@ enum sroce_cc_param {
 	SROCE_NUM_CC_PARAMS,
 };
 
+/* SROCE_CMD_QUERY_CC_PARAMS: no request payload. */
+struct sroce_query_cc_params_resp {
+	__le32 value[SROCE_NUM_CC_PARAMS];	/* by enum sroce_cc_param */
+};
+
+/*
+ * SROCE_CMD_SET_CC_PARAM: one knob. BAD_PARAM for an unknown @id or a
+ * value out of its range, changing nothing. Setting np_cnp_prio also
+ * sets np_cnp_prio_mode to 0 (the priority is then np_cnp_prio), as
+ * ConnectX does.
+ */
+struct sroce_set_cc_param_req {
+	__le32 id;				/* enum sroce_cc_param */
+	__le32 value;
+};
+
 /* SROCE_CMD_QUERY_STATS: no request payload. */
 struct sroce_query_stats_resp {
 	__le64 counter[SROCE_NUM_STATS];
@@ -893,6 +914,8 @@ SROCE_ABI_ASSERT_SIZE(sroce_odp_xlt, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_srq_req, 24);
+SROCE_ABI_ASSERT_SIZE(sroce_query_cc_params_resp, 4 * SROCE_NUM_CC_PARAMS);
+SROCE_ABI_ASSERT_SIZE(sroce_set_cc_param_req, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

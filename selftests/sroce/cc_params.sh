@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The congestion-control knobs in debugfs, laid out as mlx5's cc_params:
+# every file is there with ConnectX's default; a value written is read
+# back (the firmware stores it: reads query it); a value out of range is
+# refused with EINVAL, changes nothing and logs one line naming device
+# and knob; writing np_cnp_prio sets np_cnp_prio_mode to 0, as ConnectX
+# does; a device made afresh starts from the defaults.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+[ -d /sys/kernel/debug/sroce ] || ktap_skip_all "no sroce debugfs"
+ktap_plan 7
+
+# name default min max, as Documentation/dcqcn.rst lists them
+knobs="rp_clamp_tgt_rate 0 0 1
+rp_clamp_tgt_rate_ati 1 0 1
+rp_time_reset 300 1 1000000
+rp_byte_reset 32767 0 32767
+rp_threshold 1 1 31
+rp_ai_rate 5 1 400000
+rp_hai_rate 50 1 400000
+rp_max_rate 0 0 400000
+rp_min_dec_fac 50 0 100
+rp_min_rate 1 1 400000
+rp_rate_to_set_on_first_cnp 0 0 400000
+rp_dce_tcp_g 1019 0 1023
+rp_dce_tcp_rtt 1 1 131071
+rp_rate_reduce_monitor_period 4 1 1000000
+rp_initial_alpha_value 1023 0 1023
+rp_gd 11 0 15
+np_min_time_between_cnps 4 0 1000000
+np_cnp_dscp 48 0 63
+np_cnp_prio_mode 0 0 1
+np_cnp_prio 6 0 7"
+
+# verdict NAME PROBLEMS: pass when PROBLEMS is empty
+verdict() {
+	if [ -z "$2" ]; then ktap_pass "$1"; else ktap_fail "$1" "$2"; fi
+}
+
+loopback_device sroce_cc cc 10.86.0
+dir=/sys/kernel/debug/sroce/sroce_cc/cc_params
+
+# The directory holds exactly these files, each at its default.
+bad=''
+# shellcheck disable=SC2034 # min and max are for the later cases
+while read -r name def min max; do
+	v=$(cat "$dir/$name" 2>/dev/null) || { bad+=" $name:missing"; continue; }
+	[ "$v" = "$def" ] || bad+=" $name=$v(want $def)"
+done <<<"$knobs"
+[ "$(find "$dir" -type f | wc -l)" = 20 ] || bad+=" $(find "$dir" -type f | wc -l) files"
+verdict defaults_as_connectx "$bad"
+
+# Both range ends are taken and read back.
+bad=''
+while read -r name def min max; do
+	for v in "$max" "$min" "$def"; do
+		echo "$v" >"$dir/$name" 2>/dev/null || bad+=" $name=$v:refused"
+		[ "$(cat "$dir/$name")" = "$v" ] || bad+=" $name=$v:not-read-back"
+	done
+done <<<"$knobs"
+verdict range_ends_read_back "$bad"
+
+# A refusal is logged, naming device, knob and range (first, before the
+# rate limit of the cases below can hide it).
+(echo 64 >"$dir/np_cnp_dscp") 2>/dev/null
+n=$(kmsg_since_start | grep -c 'sroce_cc: cc_params/np_cnp_dscp: 64 is out of range 0\.\.63')
+verdict refusal_logged "$([ "$n" = 1 ] || echo "$n log lines for np_cnp_dscp=64")"
+
+# One past either end: EINVAL, value unchanged.
+bad=''
+while read -r name def min max; do
+	for v in $((max + 1)) $([ "$min" -gt 0 ] && echo $((min - 1))); do
+		err=$( (echo "$v" >"$dir/$name") 2>&1) && bad+=" $name=$v:taken"
+		[[ $err == *"Invalid argument"* ]] || bad+=" $name=$v:'$err'"
+		[ "$(cat "$dir/$name")" = "$def" ] || bad+=" $name:changed"
+	done
+done <<<"$knobs"
+verdict out_of_range_einval "$bad"
+
+# Not a number: refused too.
+err=$( (echo fast >"$dir/rp_ai_rate") 2>&1) && err=taken
+[[ $err == *"Invalid argument"* ]] && err=''
+verdict not_a_number_refused "$err"
+
+
+# np_cnp_prio sets np_cnp_prio_mode to 0.
+echo 1 >"$dir/np_cnp_prio_mode"
+echo 3 >"$dir/np_cnp_prio"
+got="$(cat "$dir/np_cnp_prio_mode") $(cat "$dir/np_cnp_prio")"
+verdict cnp_prio_sets_mode_0 "$([ "$got" = "0 3" ] || echo "mode, prio: $got")"
+
+# A new device starts from the defaults.
+echo 77 >"$dir/rp_ai_rate"
+rdma link del sroce_cc
+link_add sroce_cc cc0 || ktap_skip_all "rdma link add failed"
+v=$(cat "$dir/rp_ai_rate" 2>/dev/null)
+verdict new_device_defaults "$([ "$v" = 5 ] || echo "rp_ai_rate $v after link add")"
+
+ktap_finish
