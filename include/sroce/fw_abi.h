@@ -706,7 +706,8 @@ enum sroce_stat {
  * mlx5 debugfs cc_params files they match (rp_* for the DCQCN reaction
  * point, np_* for the notification point), in mlx5's units: microseconds,
  * Mbit/s, bytes, percent, alpha in 1/1024. Identifiers are ABI; new ones
- * are appended. Ranges and defaults: drivers/lib/dcqcn.c.
+ * are appended, with an ABI minor that QUERY_CC_PARAMS's longer response
+ * goes with. Ranges and defaults: drivers/lib/dcqcn.c.
  */
 enum sroce_cc_param {
 	SROCE_CC_RP_CLAMP_TGT_RATE,
@@ -915,6 +916,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_modify_srq_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_query_srq_resp, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_resize_srq_req, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_query_cc_params_resp, 4 * SROCE_NUM_CC_PARAMS);
+SROCE_ABI_ASSERT_FITS(sroce_query_cc_params_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_set_cc_param_req, 8);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
