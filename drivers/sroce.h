@@ -134,6 +134,8 @@ struct sroce_cc_knob {
  * @odp_mrs: on-demand paging regions by key index, for page faults (lock:
  *	     the xarray's; process context)
  * @cc_knobs: the private data of the debugfs cc_params files
+ * @qos_mutex: serializes the read-modify-write of the QoS settings by
+ *	       the sysfs qos/ files; process context
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -161,6 +163,7 @@ struct sroce_dev {
 	struct xarray srqs;
 	struct xarray odp_mrs;
 	struct sroce_cc_knob cc_knobs[SROCE_NUM_CC_PARAMS];
+	struct mutex qos_mutex; /* QoS read-modify-write; process context */
 };
 
 struct sroce_ucontext {
@@ -550,6 +553,10 @@ void sroce_ring_free(struct sroce_dev *sdev,
 		     bool fw_may_use);
 
 /* sroce_debugfs.c */
+/* sroce_qos.c */
+extern const struct attribute_group *sroce_port_groups[];
+void sroce_qos_sysfs_init(void);
+
 void sroce_debugfs_init(void);
 void sroce_debugfs_exit(void);
 void sroce_debugfs_add_dev(struct sroce_dev *sdev);

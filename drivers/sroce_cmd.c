@@ -440,6 +440,7 @@ int sroce_hw_open(struct sroce_dev *sdev)
 	INIT_WORK(&sdev->fatal_work, sroce_fatal_work);
 	mutex_init(&sdev->quarantine_lock);
 	mutex_init(&sdev->eq_mutex);
+	mutex_init(&sdev->qos_mutex);
 	INIT_LIST_HEAD(&sdev->quarantine);
 	sema_init(&q->slots_free, SROCE_CMDQ_DEPTH);
 	spin_lock_init(&q->lock);

@@ -11,6 +11,7 @@
 #define SROCE_COMPAT_H
 
 #include <linux/hmm.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <net/flow.h>
 #include <net/udp_tunnel.h>
@@ -159,6 +160,24 @@ static inline struct ib_umem *sroce_umem_get(struct ib_device *dev,
 	return ib_umem_get(dev, addr, size, access);
 #endif
 }
+
+/*
+ * hrtimer_setup() (6.13) replaced hrtimer_init() and the separate
+ * assignment of the callback, which later kernels no longer allow.
+ */
+#ifndef SROCE_HAVE_HRTIMER_SETUP
+static inline void
+sroce_hrtimer_setup(struct hrtimer *timer,
+		    enum hrtimer_restart (*fn)(struct hrtimer *),
+		    clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+
+#define hrtimer_setup(timer, fn, clock, mode) \
+	sroce_hrtimer_setup(timer, fn, clock, mode)
+#endif
 
 /* from_timer() became timer_container_of() (6.16). */
 #ifndef SROCE_HAVE_TIMER_CONTAINER_OF

@@ -36,6 +36,10 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_ODP_INVALIDATIONS].name = "page_invalidations",
 	[SROCE_STAT_TX_BYTES].name = "sent_bytes",
 	[SROCE_STAT_RX_BYTES].name = "rcvd_bytes",
+	[SROCE_STAT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
+	[SROCE_STAT_NP_CNP_SENT].name = "np_cnp_sent",
+	[SROCE_STAT_RP_CNP_HANDLED].name = "rp_cnp_handled",
+	[SROCE_STAT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
 };
 
 /**

@@ -339,6 +339,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.add_gid = sroce_add_gid,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.port_groups = sroce_port_groups,
 	.advise_mr = sroce_advise_mr,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,

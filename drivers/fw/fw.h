@@ -7,7 +7,9 @@
 #ifndef SROCE_FW_H
 #define SROCE_FW_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <rdma/ib_user_verbs.h>
@@ -26,6 +28,7 @@
 #include "lib/qp_state.h"
 #include "lib/roce_hdr.h"
 #include "lib/dcqcn.h"
+#include "lib/qos.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
 #define SROCE_FW_VERSION_MINOR		1
@@ -270,7 +273,10 @@ struct sroce_fw_resp_ack {
  * @traffic_class: IP TOS / traffic class byte (DSCP and ECN)
  * @hop_limit: TTL / hop limit
  * @flow_label: IPv6 flow label
- * @sl: service level, the 802.1p priority
+ * @sl: service level: the 802.1p PCP the packet is tagged with
+ * @prio: the port's priority of the packet (enum sroce_qos_trust: the SL
+ *	  or the DSCP's), which ECN, the reaction point and the transmit
+ *	  lists go by
  * @sport: UDP source port
  */
 struct sroce_fw_path {
@@ -283,6 +289,7 @@ struct sroce_fw_path {
 	u8 hop_limit;
 	u32 flow_label;
 	u8 sl;
+	u8 prio;
 	u16 sport;
 };
 
@@ -309,8 +316,8 @@ struct sroce_fw_path {
  * @rq_cons: receive consumer index
  * @max_recv_sge: SGEs a receive WQE may carry
  * @fw: the function, for timers
- * @prio: transmit priority (the SL of the address vector of a connected
- *	  QP, 0 for datagram QPs); read when the QP is queued
+ * @prio: transmit priority (the port's priority of a connected QP's
+ *	  path, 0 for datagram QPs); read when the QP is queued
  * @sched_node: on one of the port scheduler's ready lists
  * @sched_prio: the list it is on
  * @sched_queued: on that list now
@@ -376,7 +383,21 @@ struct sroce_fw_path {
  * @write_va: responder: RDMA WRITE target address
  * @write_rkey: responder: RDMA WRITE key
  * @write_len: responder: RDMA WRITE length
+ * @rp: DCQCN reaction point (lib/dcqcn.c); while @rp.active every packet
+ *	of the QP but its ACKs and NAKs is paced at @rp.rc_kbps
+ * @pace_next_ns: while @rp.active, when (ktime_get_ns()) the next packet
+ *		  may leave; at most SROCE_FW_PACE_BURST's worth behind now
+ * @pace_timer: gives the QP its turn again when @pace_next_ns comes
+ * @rate_win_start: jiffies at which the current rate window began
+ * @rate_win_bytes: bytes sent in the current rate window
+ * @rate_kbps: send rate measured over the last complete window, the rate
+ *	       a first CNP starts the limiter at (rp_rate_to_set_on_first_cnp
+ *	       0: "the current rate")
+ * @np_last_cnp_ns: notification point: when this QP last sent a CNP
+ * @np_cnp_sent: notification point: it has sent one
  * @rcu: deferred free; the packet path looks QPs up under RCU
+ *
+ * The fields from @rp to @np_cnp_sent are under @lock, as the rest.
  */
 struct sroce_fw_qp {
 	u32 qpn;
@@ -449,6 +470,14 @@ struct sroce_fw_qp {
 	u64 write_va;
 	u32 write_rkey;
 	u32 write_len;
+	struct sroce_dcqcn_rp rp;
+	u64 pace_next_ns;
+	struct hrtimer pace_timer;
+	unsigned long rate_win_start;
+	u64 rate_win_bytes;
+	u64 rate_kbps;
+	u64 np_last_cnp_ns;
+	bool np_cnp_sent;
 	struct rcu_head rcu;
 };
 
@@ -615,6 +644,10 @@ struct sroce_fw_reply {
  * @net_type: enum sroce_net_type it arrived over
  * @vlan_id: VLAN of the destination GID entry (internally looped packets
  *	     have no ingress device to tell), SROCE_VLAN_NONE if untagged
+ * @tclass: RoCE v2: the IPv4 TOS / IPv6 traffic class it arrived with
+ * @ce: RoCE v2: it is marked Congestion Experienced
+ * @saddr: RoCE v2: its source address (IPv4-mapped for IPv4), where the
+ *	   notification point sends a UD QP's CNP
  * @ready_qp: set by the completer when the packet let its QP send more,
  *	      or by the responder when it owes a response; the receive path
  *	      runs its turn once the QP's lock is released. Cleared by the
@@ -629,7 +662,36 @@ struct sroce_fw_pkt {
 	u8 dgid[SROCE_GID_LEN];
 	u8 net_type;
 	u16 vlan_id;
+	u8 tclass;
+	bool ce;
+	u8 saddr[SROCE_GID_LEN];
 	struct sroce_fw_qp *ready_qp;
+};
+
+/**
+ * struct sroce_fw_cc - the congestion-control configuration in force, in
+ * the units the datapath uses
+ * @rp: the reaction point's knobs, bounded by the link speed
+ * @qos: trust, dscp2prio and the per-priority ECN switches
+ * @np_min_gap_us: np_min_time_between_cnps
+ * @cnp_tclass: traffic class byte of a CNP: np_cnp_dscp, Not-ECT
+ * @cnp_prio_mode: np_cnp_prio_mode; 1: a CNP has the priority of the
+ *		   packet that drew it, 0: @cnp_prio
+ * @cnp_prio: np_cnp_prio
+ * @rcu: deferred free of a replaced configuration
+ *
+ * Built whole from the knobs, the QoS settings and the link speed by
+ * sroce_fw_cc_publish() and replaced with RCU: a packet sees one
+ * consistent configuration, without a lock.
+ */
+struct sroce_fw_cc {
+	struct sroce_dcqcn_cfg rp;
+	struct sroce_qos qos;
+	u32 np_min_gap_us;
+	u8 cnp_tclass;
+	u8 cnp_prio_mode;
+	u8 cnp_prio;
+	struct rcu_head rcu;
 };
 
 /* Headroom a transmitted packet needs below its transport headers. */
@@ -695,8 +757,13 @@ struct sroce_fw_pkt {
  *              processor only
  * @qpn_next: where the cyclic QP number allocation continues; command
  *	      processor only
+ * @cc_mutex: serializes the writers of @cc_params, @qos and @cc: the
+ *	      command processor and the link-speed sampling (process
+ *	      context; taken under RTNL by the latter)
  * @cc_params: congestion-control knobs, by enum sroce_cc_param; written
  *	       by the command processor only, read with READ_ONCE()
+ * @qos: the QoS settings as SET_QOS last set them; under @cc_mutex
+ * @cc: what the datapath reads (under RCU), built from the above
  */
 struct sroce_fw_dev {
 	struct list_head node;
@@ -743,7 +810,10 @@ struct sroce_fw_dev {
 	struct xarray ahs;
 	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
+	struct mutex cc_mutex; /* cc_params, qos, cc writers; process ctx */
 	u32 cc_params[SROCE_NUM_CC_PARAMS];
+	struct sroce_qos qos;
+	struct sroce_fw_cc __rcu *cc;
 };
 
 /* Count one event of enum sroce_stat @stat on @fw. */
@@ -788,14 +858,43 @@ u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 			     void *resp);
 
 /* fw_cc.c */
-void sroce_fw_cc_init(struct sroce_fw_dev *fw);
+int sroce_fw_cc_init(struct sroce_fw_dev *fw);
+void sroce_fw_cc_free(struct sroce_fw_dev *fw);
+void sroce_fw_cc_speed_changed(struct sroce_fw_dev *fw);
 u16 sroce_fw_cmd_query_cc_params(struct sroce_fw_dev *fw, const void *req,
 				 void *resp);
 u16 sroce_fw_cmd_set_cc_param(struct sroce_fw_dev *fw, const void *req,
 			      void *resp);
+u16 sroce_fw_cmd_query_qos(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
+			 void *resp);
+unsigned int sroce_fw_cc_prio(struct sroce_fw_dev *fw, u8 sl, u8 tclass);
+void sroce_fw_cc_path(struct sroce_fw_dev *fw, struct sroce_fw_path *path);
+void sroce_fw_qp_cc_init(struct sroce_fw_qp *qp);
+void sroce_fw_qp_cc_stop(struct sroce_fw_qp *qp);
+bool sroce_fw_rp_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		      u32 len);
+void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_np_ce(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		    const struct sroce_fw_pkt *pkt);
+
+/*
+ * Whether the reaction point holds a QP's next packet: the caller stops
+ * its quantum where it is, and the pacing timer gives the QP its turn
+ * again. Only a limited QP pays more than this test. Caller holds
+ * qp->lock, in the egress stage (RCU read side).
+ */
+static inline bool sroce_fw_tx_hold(struct sroce_fw_dev *fw,
+				    struct sroce_fw_qp *qp)
+{
+	return unlikely(qp->rp.active) && sroce_fw_rp_hold(fw, qp);
+}
 
 /* fw_gid.c */
 void sroce_fw_gids_unhash(struct sroce_fw_dev *fw);
+void sroce_fw_paths_stale(struct sroce_fw_dev *fw);
 int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 			  struct sroce_fw_path *path);
 int sroce_fw_qp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -926,6 +1025,8 @@ struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 				  u8 **payload);
 int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		struct sk_buff *skb, const struct sroce_fw_path *path);
+int sroce_fw_tx_ctrl(struct sroce_fw_dev *fw, struct sk_buff *skb,
+		     const struct sroce_fw_path *path);
 bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 
 /* fw_mcast.c */
@@ -951,8 +1052,7 @@ bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt);
 bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    struct sroce_fw_reply *ack);
-void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			 struct sroce_fw_reply *ack);
+void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_reply *ack);
 void sroce_fw_resp_set_cap(struct sroce_fw_qp *qp);
 void sroce_fw_resp_reset(struct sroce_fw_qp *qp);
 void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,

@@ -54,6 +54,20 @@ static void sroce_fw_gid_changed(struct sroce_fw_dev *fw)
 	smp_store_release(&fw->gid_gen, fw->gid_gen + 1);
 }
 
+/**
+ * sroce_fw_paths_stale() - make every QP resolve its path again (the QoS
+ * settings that decide its priority and ECN codepoint changed)
+ * @fw: the function
+ *
+ * Context: process context.
+ */
+void sroce_fw_paths_stale(struct sroce_fw_dev *fw)
+{
+	spin_lock_bh(&fw->gid_lock);
+	sroce_fw_gid_changed(fw);
+	spin_unlock_bh(&fw->gid_lock);
+}
+
 /* Take slot @e's address out of the hash. Caller holds fw->gid_lock. */
 static void sroce_fw_gid_unhash(struct sroce_fw_gid *e)
 {
@@ -159,6 +173,7 @@ int sroce_fw_path_from_av(struct sroce_fw_dev *fw, const struct sroce_av *av,
 	path->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	path->flow_label = le32_to_cpu(av->flow_label) & 0xfffff;
 	path->sl = av->sl;
+	sroce_fw_cc_path(fw, path);
 	return 0;
 }
 
@@ -191,6 +206,8 @@ int sroce_fw_qp_path(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		qp->path.sport = qp->sport;
 		qp->path_gen = gen;
 		qp->path_valid = true;
+		/* The QoS settings may have moved it to another priority. */
+		WRITE_ONCE(qp->prio, qp->path.prio);
 	}
 	*path = qp->path;
 	return 0;

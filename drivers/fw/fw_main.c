@@ -47,6 +47,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_RESIZE_SRQ] = sroce_fw_cmd_resize_srq,
 	[SROCE_CMDI_QUERY_CC_PARAMS] = sroce_fw_cmd_query_cc_params,
 	[SROCE_CMDI_SET_CC_PARAM] = sroce_fw_cmd_set_cc_param,
+	[SROCE_CMDI_QUERY_QOS] = sroce_fw_cmd_query_qos,
+	[SROCE_CMDI_SET_QOS] = sroce_fw_cmd_set_qos,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -345,7 +347,10 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	xa_init_flags(&fw->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->srqs, XA_FLAGS_ALLOC1);
-	sroce_fw_cc_init(fw);
+	if (sroce_fw_cc_init(fw)) {
+		kfree(fw);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
@@ -395,6 +400,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	/* Last: QP timers and completions above could still have queued it. */
 	cancel_work_sync(&fw->event_irq_work);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
+	sroce_fw_cc_free(fw);
 	kfree(fw);
 }
 

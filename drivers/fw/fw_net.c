@@ -29,6 +29,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/ip6_route.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -72,17 +73,32 @@ static unsigned int sroce_fw_netns_id;
 static atomic64_t sroce_fw_rx_no_device = ATOMIC64_INIT(0);
 static atomic64_t sroce_fw_rx_unparsable = ATOMIC64_INIT(0);
 
-static void sroce_fw_gid_from_skb(const struct sk_buff *skb,
-				  u8 gid[SROCE_GID_LEN])
+/* An IPv4 address as a GID: IPv4-mapped. */
+static void sroce_fw_gid_from_v4(u8 gid[SROCE_GID_LEN], const __be32 *addr)
+{
+	memset(gid, 0, 10);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	memcpy(gid + 12, addr, 4);
+}
+
+/*
+ * The addresses and the traffic class of a RoCE v2 packet; the ECN field
+ * is masked by the ICRC, so a mark a router added still verifies.
+ */
+static void sroce_fw_pkt_from_ip(const struct sk_buff *skb,
+				 struct sroce_fw_pkt *pkt)
 {
 	if (skb->protocol == htons(ETH_P_IP)) {
-		memset(gid, 0, 10);
-		gid[10] = 0xff;
-		gid[11] = 0xff;
-		memcpy(gid + 12, &ip_hdr(skb)->daddr, 4);
+		sroce_fw_gid_from_v4(pkt->dgid, &ip_hdr(skb)->daddr);
+		sroce_fw_gid_from_v4(pkt->saddr, &ip_hdr(skb)->saddr);
+		pkt->tclass = ip_hdr(skb)->tos;
 	} else {
-		memcpy(gid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
+		memcpy(pkt->dgid, &ipv6_hdr(skb)->daddr, SROCE_GID_LEN);
+		memcpy(pkt->saddr, &ipv6_hdr(skb)->saddr, SROCE_GID_LEN);
+		pkt->tclass = ipv6_get_dsfield(ipv6_hdr(skb));
 	}
+	pkt->ce = (pkt->tclass & INET_ECN_MASK) == INET_ECN_CE;
 }
 
 /*
@@ -156,7 +172,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	pkt.net_type = l3_type == SROCE_L3_IPV4 ? SROCE_NET_IPV4 :
 						  SROCE_NET_IPV6;
 	pkt.vlan_id = sroce_fw_skb_vlan(skb);
-	sroce_fw_gid_from_skb(skb, pkt.dgid);
+	sroce_fw_pkt_from_ip(skb, &pkt);
 
 	rcu_read_lock();
 	if (sroce_fw_gid_is_mcast(pkt.dgid)) {

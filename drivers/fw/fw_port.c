@@ -23,6 +23,7 @@ static LIST_HEAD(sroce_fw_devs);
 static void sroce_fw_port_sample_speed(struct sroce_fw_dev *fw)
 {
 	struct ethtool_link_ksettings ks;
+	bool changed;
 	u32 speed = 0;
 
 	ASSERT_RTNL();
@@ -30,8 +31,12 @@ static void sroce_fw_port_sample_speed(struct sroce_fw_dev *fw)
 	    ks.base.speed != SPEED_UNKNOWN)
 		speed = ks.base.speed;
 	spin_lock(&fw->port.lock);
-	fw->port.speed_mbps = speed;
+	changed = fw->port.speed_mbps != speed;
+	WRITE_ONCE(fw->port.speed_mbps, speed);
 	spin_unlock(&fw->port.lock);
+	/* The reaction point's maximum rate follows the link's. */
+	if (changed)
+		sroce_fw_cc_speed_changed(fw);
 }
 
 /* A PHY change seen by the notifier: the speed is sampled from here. */

@@ -63,6 +63,7 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	synchronize_rcu();
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);
+	sroce_fw_qp_cc_stop(qp);
 	kvfree(qp->track);
 	kfree(qp->res);
 	atomic_dec(&qp->scq->users);
@@ -131,6 +132,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	INIT_LIST_HEAD(&qp->odp_node);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
+	sroce_fw_qp_cc_init(qp);
 	qp->swqe = kmalloc(BIT(qp->sq_log2_elem), GFP_KERNEL);
 	/* Big enough for a WQE of the QP's own ring or of any SRQ. */
 	qp->rwqe = kmalloc(BIT(SROCE_FW_MAX_WQE_LOG2), GFP_KERNEL);
@@ -423,7 +425,9 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	/* Connected QPs send at the priority of their path. */
 	if ((mask & SROCE_QPA_AV) && qp->type != SROCE_QPT_UD &&
 	    qp->type != SROCE_QPT_GSI)
-		WRITE_ONCE(qp->prio, qp->attr.av.sl % SROCE_FW_NUM_PRIO);
+		WRITE_ONCE(qp->prio,
+			   sroce_fw_cc_prio(fw, qp->attr.av.sl,
+					    qp->attr.av.traffic_class));
 	qp->attr.state = next;
 	/* Nothing in flight: drained at once. */
 	sroce_fw_sq_drain_check(fw, qp);

@@ -253,11 +253,13 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 /*
  * Statuses of the send functions besides IB_WC_*: the send window is full;
  * a page of an on-demand paging region is absent and the QP is parked;
- * one was absent but pages came meanwhile (try again after the others).
+ * one was absent but pages came meanwhile (try again after the others);
+ * the reaction point holds the next packet until the pacing timer.
  */
 #define SROCE_FW_WINDOW_FULL	0xffff
 #define SROCE_FW_PAGE_WAIT	0xfffe
 #define SROCE_FW_PAGE_RETRY	0xfffd
+#define SROCE_FW_PACED		0xfffc
 
 /* The address vector a UD WQE sends to. */
 static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
@@ -286,8 +288,9 @@ static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
- * Send one UD WQE. Return: an IB_WC_* status, or SROCE_FW_PAGE_WAIT or
- * SROCE_FW_PAGE_RETRY if its data is in an absent page.
+ * Send one UD WQE. Return: an IB_WC_* status, SROCE_FW_PAGE_WAIT or
+ * SROCE_FW_PAGE_RETRY if its data is in an absent page, or SROCE_FW_PACED
+ * (nothing done).
  */
 static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u64 len)
@@ -304,6 +307,8 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		return IB_WC_LOC_QP_OP_ERR;
 	if (len > sroce_ib_mtu_bytes(READ_ONCE(fw->port.active_mtu)))
 		return IB_WC_LOC_LEN_ERR;
+	if (sroce_fw_tx_hold(fw, qp))
+		return SROCE_FW_PACED;
 	if (sroce_fw_ud_av(fw, qp, &av) ||
 	    sroce_fw_path_from_av(fw, &av, &path))
 		return IB_WC_LOC_QP_OP_ERR;
@@ -423,6 +428,8 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 	} else if (qp->rd_atomic_out >= max_t(u32, 1, qp->attr.max_rd_atomic)) {
 		return SROCE_FW_WINDOW_FULL;
 	}
+	if (sroce_fw_tx_hold(fw, qp))
+		return SROCE_FW_PACED;
 
 	if (wqe->wr.opcode == IB_WR_RDMA_READ) {
 		if (off > len)
@@ -496,9 +503,9 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 
 /*
  * Send what is left of the RC/UC WQE at qp->sq_next, as far as the send
- * window allows. Return: an IB_WC_* status, or SROCE_FW_WINDOW_FULL,
- * SROCE_FW_PAGE_WAIT or SROCE_FW_PAGE_RETRY with the progress kept in
- * qp->sq_next_off.
+ * window and the pacing allow. Return: an IB_WC_* status, or
+ * SROCE_FW_WINDOW_FULL, SROCE_FW_PAGE_WAIT, SROCE_FW_PAGE_RETRY or
+ * SROCE_FW_PACED with the progress kept in qp->sq_next_off.
  */
 static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
@@ -566,6 +573,10 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		    in_flight >= SROCE_FW_SEND_WINDOW) {
 			qp->sq_next_off = off;
 			return SROCE_FW_WINDOW_FULL;
+		}
+		if (sroce_fw_tx_hold(fw, qp)) {
+			qp->sq_next_off = off;
+			return SROCE_FW_PACED;
 		}
 
 		f.opcode = sroce_fw_rc_opcode(wqe->wr.opcode, first, last);
@@ -795,10 +806,11 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 			status = sroce_fw_send_ud(fw, qp, len);
 		/*
 		 * The completer reschedules us when ACKs come, a translation
-		 * write when the page waited for may be there.
+		 * write when the page waited for may be there, the pacing
+		 * timer when the next packet is due.
 		 */
 		if (status == SROCE_FW_WINDOW_FULL ||
-		    status == SROCE_FW_PAGE_WAIT)
+		    status == SROCE_FW_PAGE_WAIT || status == SROCE_FW_PACED)
 			break;
 		if (status == SROCE_FW_PAGE_RETRY) {
 			more = true;

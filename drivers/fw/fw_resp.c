@@ -788,10 +788,11 @@ static bool sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 
 /*
  * Send up to @budget responses of READ resource @r along @path. Return:
- * 0; -EAGAIN when a page of an on-demand paging region is absent (a
- * fault is raised; the response waits, unsent); -EACCES when its region
- * no longer covers it (invalidated or deregistered since the request was
- * accepted) or a page could not be faulted.
+ * 0; -EBUSY when the reaction point holds the next one (the pacing timer
+ * brings the QP back); -EAGAIN when a page of an on-demand paging region
+ * is absent (a fault is raised; the response waits, unsent); -EACCES when
+ * its region no longer covers it (invalidated or deregistered since the
+ * request was accepted) or a page could not be faulted.
  */
 static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 				  struct sroce_fw_qp *qp,
@@ -831,6 +832,10 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 		struct sk_buff *skb;
 		u8 *payload;
 
+		if (sroce_fw_tx_hold(fw, qp)) {
+			err = -EBUSY;
+			goto out_unlock;
+		}
 		if (npkts == 1)
 			f.opcode = SROCE_OP_READ_RESP_ONLY;
 		else if (!index)
@@ -864,12 +869,15 @@ out_unlock:
 	return err;
 }
 
-/* Send the ATOMIC ACKNOWLEDGE of resource @r along @path. */
-static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
-				     struct sroce_fw_qp *qp,
-				     struct sroce_fw_rd_res *r,
-				     const struct sroce_fw_path *path,
-				     unsigned int *budget)
+/*
+ * Send the ATOMIC ACKNOWLEDGE of resource @r along @path. Return: 0, or
+ * -EBUSY when the reaction point holds it.
+ */
+static int sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
+				    struct sroce_fw_qp *qp,
+				    struct sroce_fw_rd_res *r,
+				    const struct sroce_fw_path *path,
+				    unsigned int *budget)
 {
 	struct sroce_roce_fields f = {
 		.opcode = SROCE_OP_ATOMIC_ACK,
@@ -883,12 +891,15 @@ static void sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 	struct sk_buff *skb;
 	u8 *payload;
 
+	if (sroce_fw_tx_hold(fw, qp))
+		return -EBUSY;
 	skb = sroce_fw_tx_alloc(fw, &f, &payload);
 	if (!IS_ERR(skb))
 		sroce_fw_tx(fw, qp, skb, path);
 	r->next_psn = sroce_psn_add(r->first_psn, 1);
 	r->answered = true;
 	(*budget)--;
+	return 0;
 }
 
 /*
@@ -967,7 +978,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	unsigned int budget = SROCE_FW_RESP_QUANTUM;
 	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
 	struct sroce_fw_path path;
-	bool routed = false, parked = false;
+	bool routed = false, parked = false, paced = false;
 	u32 gen;
 	int err;
 
@@ -997,11 +1008,18 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		routed = true;
 		if (r->opcode == SROCE_OP_CMP_SWAP ||
 		    r->opcode == SROCE_OP_FETCH_ADD) {
-			sroce_fw_res_send_atomic(fw, qp, r, &path, &budget);
+			paced = sroce_fw_res_send_atomic(fw, qp, r, &path,
+							 &budget) == -EBUSY;
+			if (paced)
+				break;
 			continue;
 		}
 		gen = sroce_fw_odp_gen(fw);
 		err = sroce_fw_res_send_read(fw, qp, r, &path, &budget);
+		if (err == -EBUSY) {
+			paced = true;
+			break;
+		}
 		if (err == -EAGAIN) {
 			/*
 			 * Made ready again by the driver's next page write, or
@@ -1021,23 +1039,22 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (qp->res_tx != qp->res_tail &&
 	    !sroce_psn_before(owed->psn,
 			      sroce_fw_res(qp, qp->res_tx)->first_psn))
-		return !parked;
+		return !parked && !paced;
 out_ack:
 	if (owed->pending)
 		sroce_fw_resp_take_ack(fw, qp, routed ? &path : NULL, ack);
-	return qp->res_tx != qp->res_tail && !parked;
+	return qp->res_tx != qp->res_tail && !parked && !paced;
 }
 
 /**
  * sroce_fw_reply_send() - send what sroce_fw_resp_transmit() took
  * @fw: the function
- * @qp: the QP, whose lock is no longer held
  * @ack: the acknowledgment, if ack->pending
  *
- * Context: softirqs disabled, inside an RCU read-side section.
+ * Context: softirqs disabled, inside an RCU read-side section; the QP's
+ * lock may be held or not.
  */
-void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			 struct sroce_fw_reply *ack)
+void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_reply *ack)
 {
 	struct sk_buff *skb;
 	u8 *payload;
@@ -1046,7 +1063,7 @@ void sroce_fw_reply_send(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		return;
 	skb = sroce_fw_tx_alloc(fw, &ack->f, &payload);
 	if (!IS_ERR(skb))
-		sroce_fw_tx(fw, qp, skb, &ack->path);
+		sroce_fw_tx_ctrl(fw, skb, &ack->path);
 }
 
 /**
@@ -1109,7 +1126,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		    sroce_fw_recv_rd_atomic(fw, qp, pkt))
 			sroce_fw_resp_direct(fw, qp, pkt, &ack);
 		spin_unlock_bh(&qp->lock);
-		sroce_fw_reply_send(fw, qp, &ack);
+		sroce_fw_reply_send(fw, &ack);
 		return;
 	}
 	/* Otherwise SEND and WRITE only: other requests are refused. */
@@ -1177,7 +1194,7 @@ static void sroce_fw_recv_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	}
 out_unlock:
 	spin_unlock_bh(&qp->lock);
-	sroce_fw_reply_send(fw, qp, &ack);
+	sroce_fw_reply_send(fw, &ack);
 	return;
 
 inv_request:
@@ -1215,32 +1232,42 @@ void sroce_fw_recv_ud_mcast(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  */
 void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 {
-	unsigned int tr = pkt->info.opcode & SROCE_TR_MASK;
+	unsigned int tr = pkt->info.opcode & SROCE_TR_MASK, expected;
 	struct sroce_fw_qp *qp;
 
-	/* CNPs feed congestion control, which is not built yet. */
-	if (tr == SROCE_TR_CNP || READ_ONCE(fw->stopped))
+	if (READ_ONCE(fw->stopped))
 		return;
 	qp = xa_load(&fw->qps, pkt->info.qpn);
 	if (!qp) {
 		sroce_fw_count(fw, SROCE_STAT_RX_NO_QP);
 		return;
 	}
+	/* A CNP feeds the QP's reaction point, never its transport. */
+	if (tr == SROCE_TR_CNP) {
+		sroce_fw_rp_cnp(fw, qp);
+		return;
+	}
 	/* The opcode's transport must be the QP's (IBA 9.6.1.1). */
 	switch (qp->type) {
 	case SROCE_QPT_UD:
 	case SROCE_QPT_GSI:
-		if (tr == SROCE_TR_UD)
-			sroce_fw_recv_ud(fw, qp, pkt);
-		else
-			sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
+		expected = SROCE_TR_UD;
 		break;
 	case SROCE_QPT_RC:
-	case SROCE_QPT_UC:
-		if (tr == (qp->type == SROCE_QPT_RC ? SROCE_TR_RC : SROCE_TR_UC))
-			sroce_fw_recv_rc(fw, qp, pkt);
-		else
-			sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
+		expected = SROCE_TR_RC;
+		break;
+	default:
+		expected = SROCE_TR_UC;
 		break;
 	}
+	if (tr != expected) {
+		sroce_fw_count(fw, SROCE_STAT_RX_QP_REFUSED);
+		return;
+	}
+	if (unlikely(pkt->ce))
+		sroce_fw_np_ce(fw, qp, pkt);
+	if (tr == SROCE_TR_UD)
+		sroce_fw_recv_ud(fw, qp, pkt);
+	else
+		sroce_fw_recv_rc(fw, qp, pkt);
 }

@@ -14,10 +14,11 @@
  * part of the turn at once, in the lock hold it has
  * (sroce_fw_resp_transmit(), the same code as a turn's), and the rest of
  * the turn follows. A turn serves the responder's debts first, then the
- * send queue, each
- * in a quantum, so a long READ response shares the port with other QPs
- * the way a long SEND does. This is where per-QP pacing (DCQCN) and
- * per-priority pause (PFC) apply to every packet of a QP alike.
+ * send queue, each in a quantum, so a long READ response shares the port
+ * with other QPs the way a long SEND does. Per-QP pacing (the DCQCN
+ * reaction point, fw_cc.c) applies here to every packet of a QP alike:
+ * before each one its sender asks sroce_fw_tx_hold(), which may end the
+ * quantum until the QP's pacing timer; sroce_fw_tx() accounts it.
  */
 #include <linux/ipv6.h>
 #include <linux/random.h>
@@ -81,22 +82,42 @@ struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 }
 
 /**
- * sroce_fw_tx() - the egress of every packet a QP sends
+ * sroce_fw_tx() - the egress of every packet a QP sends but its ACKs
  * @fw: the function
- * @qp: the QP sending it; its priority is @path->sl
+ * @qp: the QP sending it, whose lock is held
  * @skb: from sroce_fw_tx_alloc(), payload written
  * @path: where it goes
  *
- * The only caller of sroce_fw_xmit(): where per-QP pacing (DCQCN) and
- * per-priority accounting will apply; today it hands @skb on. Consumes
- * @skb.
+ * The only caller of sroce_fw_xmit() besides sroce_fw_tx_ctrl(): the
+ * reaction point accounts the packet here (rate measurement, pacing, the
+ * byte counter); its callers asked sroce_fw_tx_hold() before building
+ * it. Consumes @skb.
  *
- * Context: softirqs disabled, inside an RCU read-side section; the caller
- * holds @qp->lock, except for an acknowledgment sent after the turn.
+ * Context: softirqs disabled, inside an RCU read-side section.
  * Return: 0 or the negative errno of the drop.
  */
 int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		struct sk_buff *skb, const struct sroce_fw_path *path)
+{
+	sroce_fw_rp_sent(fw, qp, skb->len);
+	return sroce_fw_xmit(fw, skb, path);
+}
+
+/**
+ * sroce_fw_tx_ctrl() - the egress of the packets no limiter paces
+ * @fw: the function
+ * @skb: from sroce_fw_tx_alloc()
+ * @path: where it goes
+ *
+ * ACKs and NAKs, sent after the QP's lock is released (holding them would
+ * slow the peer's flow, not this QP's: they carry no data), and CNPs,
+ * which belong to no QP of this function. Consumes @skb.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ * Return: 0 or the negative errno of the drop.
+ */
+int sroce_fw_tx_ctrl(struct sroce_fw_dev *fw, struct sk_buff *skb,
+		     const struct sroce_fw_path *path)
 {
 	return sroce_fw_xmit(fw, skb, path);
 }
@@ -132,7 +153,7 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/* Not behind a quantum of requests: the peer's window waits for it. */
 	if (ack.pending && sroce_fw_qp_sends(qp) &&
 	    qp->sq_next != (READ_ONCE(qp->sq->producer_index) & qp->sq_mask)) {
-		sroce_fw_reply_send(fw, qp, &ack);
+		sroce_fw_reply_send(fw, &ack);
 		ack.pending = false;
 	}
 	if (qp->attr.state == SROCE_QPS_ERR)
@@ -140,6 +161,6 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	else if (sroce_fw_qp_sends(qp))
 		more |= sroce_fw_req_transmit(fw, qp);
 	spin_unlock(&qp->lock);
-	sroce_fw_reply_send(fw, qp, &ack);
+	sroce_fw_reply_send(fw, &ack);
 	return more;
 }

@@ -84,6 +84,10 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_query_cc_params_resp) },
 	[SROCE_CMDI_SET_CC_PARAM] = { SROCE_CMD_SET_CC_PARAM, "SET_CC_PARAM",
 		sizeof(struct sroce_set_cc_param_req), 0 },
+	[SROCE_CMDI_QUERY_QOS] = { SROCE_CMD_QUERY_QOS, "QUERY_QOS", 0,
+		sizeof(struct sroce_qos_cfg) },
+	[SROCE_CMDI_SET_QOS] = { SROCE_CMD_SET_QOS, "SET_QOS",
+		sizeof(struct sroce_qos_cfg), 0 },
 };
 
 /**

@@ -21,8 +21,8 @@
 
 /* How a port classifies its packets into priorities (mlnx_qos --trust) */
 enum sroce_qos_trust {
-	SROCE_TRUST_PCP,	/* the priority is the SL (the VLAN PCP) */
-	SROCE_TRUST_DSCP,	/* the priority is dscp2prio[DSCP] */
+	SROCE_TRUST_PCP = SROCE_QOS_TRUST_PCP,	/* priority: the SL (PCP) */
+	SROCE_TRUST_DSCP = SROCE_QOS_TRUST_DSCP, /* priority: dscp2prio[] */
 };
 
 /**

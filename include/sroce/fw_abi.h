@@ -27,9 +27,10 @@
 #define SROCE_FW_ABI_MAJOR		1
 /*
  * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
- * counters, 6: congestion-control parameters.
+ * counters, 6: congestion-control parameters, 7: QoS settings and the
+ * congestion counters.
  */
-#define SROCE_FW_ABI_MINOR		6
+#define SROCE_FW_ABI_MINOR		7
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -119,6 +120,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_RESIZE_SRQ = 0x0805,
 	SROCE_CMD_QUERY_CC_PARAMS = 0x0901,
 	SROCE_CMD_SET_CC_PARAM = 0x0902,
+	SROCE_CMD_QUERY_QOS = 0x0903,
+	SROCE_CMD_SET_QOS = 0x0904,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -153,6 +156,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_RESIZE_SRQ,
 	SROCE_CMDI_QUERY_CC_PARAMS,
 	SROCE_CMDI_SET_CC_PARAM,
+	SROCE_CMDI_QUERY_QOS,
+	SROCE_CMDI_SET_QOS,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -698,6 +703,13 @@ enum sroce_stat {
 					 * to ICRC (the IB transport packet)
 					 */
 	SROCE_STAT_RX_BYTES,		/* the same, of the packets accepted */
+	SROCE_STAT_NP_ECN_MARKED,	/* RoCE v2 packets received with CE */
+	SROCE_STAT_NP_CNP_SENT,		/* CNPs sent for CE-marked packets */
+	SROCE_STAT_RP_CNP_HANDLED,	/* CNPs that slowed a QP down */
+	SROCE_STAT_RP_CNP_IGNORED,	/* CNPs for a QP whose priority has
+					 * the reaction point off, or that
+					 * does not send
+					 */
 	SROCE_NUM_STATS,
 };
 
@@ -747,6 +759,27 @@ struct sroce_query_cc_params_resp {
 struct sroce_set_cc_param_req {
 	__le32 id;				/* enum sroce_cc_param */
 	__le32 value;
+};
+
+/* Port trust modes of struct sroce_qos_cfg (mlnx_qos --trust) */
+#define SROCE_QOS_TRUST_PCP		0	/* priority = the SL (PCP) */
+#define SROCE_QOS_TRUST_DSCP		1	/* priority = dscp2prio[DSCP] */
+
+/*
+ * SROCE_CMD_QUERY_QOS response and SROCE_CMD_SET_QOS request: how the
+ * port classifies RoCE packets into priorities and where ECN works. SET
+ * replaces all of it (BAD_PARAM, changing nothing, for a trust mode or a
+ * priority out of range). Bit N of @rp_enable: priority N's RoCE v2
+ * packets leave ECT(0) and its QPs slow down for CNPs; of @np_enable:
+ * CE marks on priority N are answered with CNPs. After creation: trust
+ * PCP, both masks 0xff, dscp2prio[D] = D >> 3 (as ConnectX).
+ */
+struct sroce_qos_cfg {
+	__u8 trust;				/* SROCE_QOS_TRUST_* */
+	__u8 rp_enable;
+	__u8 np_enable;
+	__u8 rsvd;
+	__u8 dscp2prio[64];			/* 0..7 each */
 };
 
 /* SROCE_CMD_QUERY_STATS: no request payload. */
@@ -918,6 +951,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_resize_srq_req, 24);
 SROCE_ABI_ASSERT_SIZE(sroce_query_cc_params_resp, 4 * SROCE_NUM_CC_PARAMS);
 SROCE_ABI_ASSERT_FITS(sroce_query_cc_params_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_set_cc_param_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_qos_cfg, 68);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

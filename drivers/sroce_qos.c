@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * sroce congestion-control and QoS settings in sysfs: the stable
+ * interface (debugfs cc_params/ mirrors mlx5's for its users, but
+ * debugfs is not an ABI and is often not mounted). Under the port, as
+ * MLNX_OFED's per-priority ECN switches are under the netdev:
+ *
+ *   /sys/class/infiniband/DEV/ports/1/cc_params/NAME   every mlx5 knob
+ *   /sys/class/infiniband/DEV/ports/1/qos/trust        pcp | dscp
+ *   /sys/class/infiniband/DEV/ports/1/qos/dscp2prio    64 priorities, by
+ *       DSCP; write "DSCP PRIO" to set one
+ *   /sys/class/infiniband/DEV/ports/1/qos/ecn_rp_enable  "1,1,1,1,1,1,1,1":
+ *       per priority 0..7, the reaction point (ECT(0) and CNP handling)
+ *   /sys/class/infiniband/DEV/ports/1/qos/ecn_np_enable  the same for the
+ *       notification point (CNPs for CE marks)
+ *
+ * Reads query the firmware, writes program it by command; a refused
+ * value gets EINVAL and one rate-limited line naming device and file.
+ */
+#include <linux/kstrtox.h>
+#include <rdma/ib_sysfs.h>
+
+#include "sroce.h"
+#include "lib/dcqcn.h"
+
+/* One cc_params file: the knob it shows. */
+struct sroce_cc_port_attr {
+	struct ib_port_attribute attr;
+	unsigned int id;
+};
+
+static ssize_t sroce_cc_param_show(struct ib_device *ibdev, u32 port,
+				   struct ib_port_attribute *attr, char *buf)
+{
+	const struct sroce_cc_port_attr *a =
+		container_of(attr, struct sroce_cc_port_attr, attr);
+	struct sroce_query_cc_params_resp resp;
+	int err;
+
+	err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_QUERY_CC_PARAMS, NULL,
+			     0, &resp, sizeof(resp));
+	if (err)
+		return err;
+	return sysfs_emit(buf, "%u\n", le32_to_cpu(resp.value[a->id]));
+}
+
+static ssize_t sroce_cc_param_store(struct ib_device *ibdev, u32 port,
+				    struct ib_port_attribute *attr,
+				    const char *buf, size_t count)
+{
+	const struct sroce_cc_port_attr *a =
+		container_of(attr, struct sroce_cc_port_attr, attr);
+	struct sroce_set_cc_param_req req = {};
+	u32 value;
+	int err;
+
+	err = kstrtou32(buf, 0, &value);
+	if (err)
+		return err;
+	req.id = cpu_to_le32(a->id);
+	req.value = cpu_to_le32(value);
+	err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_SET_CC_PARAM, &req,
+			     sizeof(req), NULL, 0);
+	if (err == -EINVAL)
+		ibdev_warn_ratelimited(ibdev,
+				       "cc_params/%s: %u is out of range %u..%u\n",
+				       sroce_cc_params[a->id].name, value,
+				       sroce_cc_params[a->id].min,
+				       sroce_cc_params[a->id].max);
+	return err ? err : count;
+}
+
+/* Named from lib/dcqcn.c's table by sroce_qos_sysfs_init(). */
+static struct sroce_cc_port_attr sroce_cc_port_attrs[SROCE_NUM_CC_PARAMS];
+static struct attribute *sroce_cc_attrs[SROCE_NUM_CC_PARAMS + 1];
+
+static const struct attribute_group sroce_cc_group = {
+	.name = "cc_params",
+	.attrs = sroce_cc_attrs,
+};
+
+/* The QoS settings now; callers modify them under the device's qos_mutex. */
+static int sroce_qos_query(struct sroce_dev *sdev, struct sroce_qos_cfg *cfg)
+{
+	return sroce_cmd_exec(sdev, SROCE_CMD_QUERY_QOS, NULL, 0, cfg,
+			      sizeof(*cfg));
+}
+
+/* Read, let @change modify, write back; EINVAL is logged by @change. */
+static int sroce_qos_update(struct sroce_dev *sdev,
+			    int (*change)(struct sroce_dev *sdev,
+					  struct sroce_qos_cfg *cfg,
+					  const char *buf),
+			    const char *buf)
+{
+	struct sroce_qos_cfg cfg;
+	int err;
+
+	mutex_lock(&sdev->qos_mutex);
+	err = sroce_qos_query(sdev, &cfg);
+	if (!err)
+		err = change(sdev, &cfg, buf);
+	if (!err)
+		err = sroce_cmd_exec(sdev, SROCE_CMD_SET_QOS, &cfg, sizeof(cfg),
+				     NULL, 0);
+	mutex_unlock(&sdev->qos_mutex);
+	return err;
+}
+
+static ssize_t trust_show(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attribute *attr, char *buf)
+{
+	struct sroce_qos_cfg cfg;
+	int err;
+
+	err = sroce_qos_query(to_sdev(ibdev), &cfg);
+	if (err)
+		return err;
+	return sysfs_emit(buf, "%s\n",
+			  cfg.trust == SROCE_QOS_TRUST_DSCP ? "dscp" : "pcp");
+}
+
+static int sroce_trust_change(struct sroce_dev *sdev,
+			      struct sroce_qos_cfg *cfg, const char *buf)
+{
+	if (sysfs_streq(buf, "pcp")) {
+		cfg->trust = SROCE_QOS_TRUST_PCP;
+	} else if (sysfs_streq(buf, "dscp")) {
+		cfg->trust = SROCE_QOS_TRUST_DSCP;
+	} else {
+		ibdev_warn_ratelimited(&sdev->ibdev,
+				       "qos/trust: expected pcp or dscp\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t trust_store(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attribute *attr, const char *buf,
+			   size_t count)
+{
+	int err = sroce_qos_update(to_sdev(ibdev), sroce_trust_change, buf);
+
+	return err ? err : count;
+}
+static IB_PORT_ATTR_RW(trust);
+
+static ssize_t dscp2prio_show(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attribute *attr, char *buf)
+{
+	struct sroce_qos_cfg cfg;
+	unsigned int i;
+	int err, len = 0;
+
+	err = sroce_qos_query(to_sdev(ibdev), &cfg);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(cfg.dscp2prio); i++)
+		len += sysfs_emit_at(buf, len, "%u%c", cfg.dscp2prio[i],
+				     i + 1 < ARRAY_SIZE(cfg.dscp2prio) ? ' ' :
+									 '\n');
+	return len;
+}
+
+static int sroce_dscp2prio_change(struct sroce_dev *sdev,
+				  struct sroce_qos_cfg *cfg, const char *buf)
+{
+	unsigned int dscp, prio;
+	char end;
+
+	/* A space before %c skips the newline: anything more is junk. */
+	if (sscanf(buf, "%u %u %c", &dscp, &prio, &end) != 2 ||
+	    dscp >= ARRAY_SIZE(cfg->dscp2prio) || prio >= 8) {
+		ibdev_warn_ratelimited(&sdev->ibdev,
+				       "qos/dscp2prio: expected \"DSCP PRIO\", DSCP 0..63, PRIO 0..7\n");
+		return -EINVAL;
+	}
+	cfg->dscp2prio[dscp] = prio;
+	return 0;
+}
+
+static ssize_t dscp2prio_store(struct ib_device *ibdev, u32 port,
+			       struct ib_port_attribute *attr, const char *buf,
+			       size_t count)
+{
+	int err = sroce_qos_update(to_sdev(ibdev), sroce_dscp2prio_change,
+				   buf);
+
+	return err ? err : count;
+}
+static IB_PORT_ATTR_RW(dscp2prio);
+
+/* "1,0,1,..." of a per-priority mask, priority 0 first. */
+static ssize_t sroce_prio_mask_show(char *buf, u8 mask)
+{
+	unsigned int prio;
+	int len = 0;
+
+	for (prio = 0; prio < 8; prio++)
+		len += sysfs_emit_at(buf, len, "%u%c", !!(mask & BIT(prio)),
+				     prio < 7 ? ',' : '\n');
+	return len;
+}
+
+/* Parse eight comma-separated 0/1 values into a mask. */
+static int sroce_prio_mask_parse(const char *buf, u8 *mask)
+{
+	unsigned int prio = 0;
+	const char *p = buf;
+
+	*mask = 0;
+	for (prio = 0; prio < 8; prio++) {
+		if (*p != '0' && *p != '1')
+			return -EINVAL;
+		if (*p == '1')
+			*mask |= BIT(prio);
+		p++;
+		if (prio < 7 && *p++ != ',')
+			return -EINVAL;
+	}
+	return *p == '\0' || (*p == '\n' && p[1] == '\0') ? 0 : -EINVAL;
+}
+
+static int sroce_ecn_rp_change(struct sroce_dev *sdev,
+			       struct sroce_qos_cfg *cfg, const char *buf)
+{
+	if (sroce_prio_mask_parse(buf, &cfg->rp_enable)) {
+		ibdev_warn_ratelimited(&sdev->ibdev,
+				       "qos/ecn_rp_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sroce_ecn_np_change(struct sroce_dev *sdev,
+			       struct sroce_qos_cfg *cfg, const char *buf)
+{
+	if (sroce_prio_mask_parse(buf, &cfg->np_enable)) {
+		ibdev_warn_ratelimited(&sdev->ibdev,
+				       "qos/ecn_np_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t ecn_rp_enable_show(struct ib_device *ibdev, u32 port,
+				  struct ib_port_attribute *attr, char *buf)
+{
+	struct sroce_qos_cfg cfg;
+	int err = sroce_qos_query(to_sdev(ibdev), &cfg);
+
+	return err ? err : sroce_prio_mask_show(buf, cfg.rp_enable);
+}
+
+static ssize_t ecn_rp_enable_store(struct ib_device *ibdev, u32 port,
+				   struct ib_port_attribute *attr,
+				   const char *buf, size_t count)
+{
+	int err = sroce_qos_update(to_sdev(ibdev), sroce_ecn_rp_change, buf);
+
+	return err ? err : count;
+}
+static IB_PORT_ATTR_RW(ecn_rp_enable);
+
+static ssize_t ecn_np_enable_show(struct ib_device *ibdev, u32 port,
+				  struct ib_port_attribute *attr, char *buf)
+{
+	struct sroce_qos_cfg cfg;
+	int err = sroce_qos_query(to_sdev(ibdev), &cfg);
+
+	return err ? err : sroce_prio_mask_show(buf, cfg.np_enable);
+}
+
+static ssize_t ecn_np_enable_store(struct ib_device *ibdev, u32 port,
+				   struct ib_port_attribute *attr,
+				   const char *buf, size_t count)
+{
+	int err = sroce_qos_update(to_sdev(ibdev), sroce_ecn_np_change, buf);
+
+	return err ? err : count;
+}
+static IB_PORT_ATTR_RW(ecn_np_enable);
+
+static struct attribute *sroce_qos_attrs[] = {
+	&ib_port_attr_trust.attr,
+	&ib_port_attr_dscp2prio.attr,
+	&ib_port_attr_ecn_rp_enable.attr,
+	&ib_port_attr_ecn_np_enable.attr,
+	NULL,
+};
+
+static const struct attribute_group sroce_qos_group = {
+	.name = "qos",
+	.attrs = sroce_qos_attrs,
+};
+
+/* ib_device_ops.port_groups */
+const struct attribute_group *sroce_port_groups[] = {
+	&sroce_cc_group,
+	&sroce_qos_group,
+	NULL,
+};
+
+/**
+ * sroce_qos_sysfs_init() - name the cc_params files after the knob table
+ * (once, at module load, before any device registers)
+ */
+void sroce_qos_sysfs_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < SROCE_NUM_CC_PARAMS; i++) {
+		struct sroce_cc_port_attr *a = &sroce_cc_port_attrs[i];
+
+		a->id = i;
+		a->attr.attr.name = sroce_cc_params[i].name;
+		a->attr.attr.mode = 0644;
+		a->attr.show = sroce_cc_param_show;
+		a->attr.store = sroce_cc_param_store;
+		sroce_cc_attrs[i] = &a->attr.attr;
+	}
+}
