@@ -26,6 +26,9 @@
 
 #include "fw.h"
 
+#define CREATE_TRACE_POINTS
+#include "fw_trace.h"
+
 /* A link whose speed ethtool does not tell: the knobs' largest rate. */
 #define SROCE_FW_CC_UNKNOWN_SPEED_MBPS	400000U
 
@@ -335,6 +338,23 @@ static bool sroce_fw_rp_on(const struct sroce_fw_cc *cc, unsigned int prio)
 	return cc->qos.rp_enable & BIT(prio % SROCE_QOS_NUM_PRIO);
 }
 
+/*
+ * Trace a change of @qp's limiter since @old, which the caller saved when
+ * the tracepoint was on.
+ */
+static void sroce_fw_rp_trace(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			      const struct sroce_dcqcn_rp *old)
+{
+	const struct sroce_dcqcn_rp *rp = &qp->rp;
+
+	if (old->active == rp->active && old->rc_kbps == rp->rc_kbps &&
+	    old->rt_kbps == rp->rt_kbps)
+		return;
+	trace_sroce_rate(fw->ndev->ifindex, qp->qpn,
+			 old->active ? old->rc_kbps : 0, rp->rc_kbps,
+			 rp->rt_kbps, rp->alpha, rp->active);
+}
+
 /**
  * sroce_fw_rp_hold() - the limiter's decision for a limited QP's next
  * packet (the slow path of sroce_fw_tx_hold())
@@ -352,13 +372,18 @@ static bool sroce_fw_rp_on(const struct sroce_fw_cc *cc, unsigned int prio)
 bool sroce_fw_rp_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	const struct sroce_fw_cc *cc = rcu_dereference(fw->cc);
+	bool tracing = trace_sroce_rate_enabled();
 	u64 now = ktime_get_ns();
+	struct sroce_dcqcn_rp old;
 
-	if (!sroce_fw_rp_on(cc, qp->prio)) {
+	if (tracing)
+		old = qp->rp;
+	if (!sroce_fw_rp_on(cc, qp->prio))
 		qp->rp.active = false;
-		return false;
-	}
-	sroce_dcqcn_advance(&qp->rp, &cc->rp, now);
+	else
+		sroce_dcqcn_advance(&qp->rp, &cc->rp, now);
+	if (tracing)
+		sroce_fw_rp_trace(fw, qp, &old);
 	if (!qp->rp.active || (s64)(qp->pace_next_ns - now) <= 0)
 		return false;
 	hrtimer_start(&qp->pace_timer, ns_to_ktime(qp->pace_next_ns),
@@ -381,8 +406,10 @@ void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      u32 len)
 {
 	unsigned long now_j = jiffies, elapsed = now_j - qp->rate_win_start;
+	struct sroce_dcqcn_rp old;
 	const struct sroce_fw_cc *cc;
 	u64 now, burst, start;
+	bool tracing;
 
 	qp->rate_win_bytes += len;
 	if (elapsed >= SROCE_FW_RATE_WINDOW) {
@@ -401,7 +428,12 @@ void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (now > burst && start < now - burst)
 		start = now - burst;
 	qp->pace_next_ns = start + sroce_dcqcn_tx_ns(len, qp->rp.rc_kbps);
+	tracing = trace_sroce_rate_enabled();
+	if (tracing)
+		old = qp->rp;
 	sroce_dcqcn_sent(&qp->rp, &cc->rp, now, len);
+	if (tracing)
+		sroce_fw_rp_trace(fw, qp, &old);
 }
 
 /**
@@ -420,31 +452,38 @@ void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	const struct sroce_fw_cc *cc = rcu_dereference(fw->cc);
+	bool tracing = trace_sroce_rate_enabled();
+	struct sroce_dcqcn_rp old;
 	bool handled = false;
 	u64 now, rate;
 
 	spin_lock(&qp->lock);
 	if (sroce_fw_qp_sends(qp) && sroce_fw_rp_on(cc, qp->prio)) {
 		now = ktime_get_ns();
+		if (tracing)
+			old = qp->rp;
 		if (!qp->rp.active)
 			qp->pace_next_ns = now;
 		rate = qp->rate_kbps ? qp->rate_kbps : cc->rp.max_kbps;
 		sroce_dcqcn_cnp(&qp->rp, &cc->rp, now, rate);
+		if (tracing)
+			sroce_fw_rp_trace(fw, qp, &old);
 		handled = true;
 	}
 	spin_unlock(&qp->lock);
+	trace_sroce_cnp_recv(fw->ndev->ifindex, qp->qpn, handled);
 	sroce_fw_count(fw, handled ? SROCE_STAT_RP_CNP_HANDLED :
 				     SROCE_STAT_RP_CNP_IGNORED);
 }
 
 /*
- * Send a CNP to QP @dest_qpn along @path (which leads to the QP that sent
- * the marked packet, @prio the priority that packet had): BECN set, no
+ * Send a CNP from QP @qpn to QP @dest_qpn along @path (which leads to the
+ * QP that sent the marked packet, @prio the priority that packet had): BECN set, no
  * PSN, 16 zero bytes; DSCP np_cnp_dscp, Not-ECT, and the priority
  * np_cnp_prio (np_cnp_prio_mode 0) or @prio (1). Not paced.
  */
 static void sroce_fw_send_cnp(struct sroce_fw_dev *fw,
-			      const struct sroce_fw_cc *cc,
+			      const struct sroce_fw_cc *cc, u32 qpn,
 			      struct sroce_fw_path *path, u32 dest_qpn,
 			      unsigned int prio)
 {
@@ -463,8 +502,11 @@ static void sroce_fw_send_cnp(struct sroce_fw_dev *fw,
 	skb = sroce_fw_tx_alloc(fw, &f, &payload);
 	if (IS_ERR(skb))
 		return;
-	if (!sroce_fw_tx_ctrl(fw, skb, path))
-		sroce_fw_count(fw, SROCE_STAT_NP_CNP_SENT);
+	if (sroce_fw_tx_ctrl(fw, skb, path))
+		return;
+	sroce_fw_count(fw, SROCE_STAT_NP_CNP_SENT);
+	trace_sroce_cnp_sent(fw->ndev->ifindex, qpn, dest_qpn, path->prio,
+			     path->traffic_class);
 }
 
 /**
@@ -525,5 +567,5 @@ void sroce_fw_np_ce(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 out_unlock:
 	spin_unlock(&qp->lock);
 	if (due)
-		sroce_fw_send_cnp(fw, cc, &path, dest_qpn, prio);
+		sroce_fw_send_cnp(fw, cc, qp->qpn, &path, dest_qpn, prio);
 }

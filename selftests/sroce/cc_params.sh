@@ -6,12 +6,15 @@
 # back (the firmware stores it: reads query it); a value out of range is
 # refused with EINVAL, changes nothing and logs one line naming device
 # and knob; writing np_cnp_prio sets np_cnp_prio_mode to 0, as ConnectX
-# does; a device made afresh starts from the defaults.
+# does; a device made afresh starts from the defaults. The same knobs in
+# sysfs (ports/1/cc_params/, the stable interface), and the QoS settings
+# (ports/1/qos/: trust, dscp2prio, ECN per priority) with ConnectX's
+# defaults, read back after writes, EINVAL for what is not a setting.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 [ -d /sys/kernel/debug/sroce ] || ktap_skip_all "no sroce debugfs"
-ktap_plan 7
+ktap_plan 9
 
 # name default min max, as Documentation/dcqcn.rst lists them
 knobs="rp_clamp_tgt_rate 0 0 1
@@ -104,5 +107,40 @@ else
 	[ "$v" = 5 ] && v='' || v="rp_ai_rate $v after link add"
 fi
 verdict new_device_defaults "$v"
+
+# sysfs cc_params: the same 20 knobs, the same firmware values.
+sys=/sys/class/infiniband/sroce_cc/ports/1
+bad=''
+[ "$(find "$sys/cc_params" -type f | wc -l)" = 20 ] ||
+	bad+=" $(find "$sys/cc_params" -type f | wc -l) files"
+echo 9 >"$sys/cc_params/rp_ai_rate" || bad+=" sysfs write refused"
+[ "$(cat "$dir/rp_ai_rate")" = 9 ] || bad+=" debugfs reads $(cat "$dir/rp_ai_rate")"
+echo 33 >"$dir/np_cnp_dscp"
+[ "$(cat "$sys/cc_params/np_cnp_dscp")" = 33 ] || bad+=" sysfs reads np_cnp_dscp $(cat "$sys/cc_params/np_cnp_dscp")"
+err=$( (echo 64 >"$sys/cc_params/np_cnp_dscp") 2>&1) && bad+=" 64 taken"
+[[ $err == *"Invalid argument"* ]] || bad+=" np_cnp_dscp=64: '$err'"
+verdict sysfs_cc_params "$bad"
+
+# sysfs qos: defaults, writes read back, refusals.
+bad=''
+want_map=$(for d in $(seq 0 63); do printf '%s ' $((d >> 3)); done)
+[ "$(cat "$sys/qos/trust")" = pcp ] || bad+=" trust $(cat "$sys/qos/trust")"
+[ "$(cat "$sys/qos/ecn_rp_enable")" = 1,1,1,1,1,1,1,1 ] || bad+=" rp $(cat "$sys/qos/ecn_rp_enable")"
+[ "$(cat "$sys/qos/ecn_np_enable")" = 1,1,1,1,1,1,1,1 ] || bad+=" np $(cat "$sys/qos/ecn_np_enable")"
+[ "$(cat "$sys/qos/dscp2prio") " = "$want_map" ] || bad+=" dscp2prio $(cat "$sys/qos/dscp2prio")"
+echo dscp >"$sys/qos/trust" && echo "46 3" >"$sys/qos/dscp2prio" &&
+	echo 1,0,1,1,1,1,1,0 >"$sys/qos/ecn_rp_enable" &&
+	echo 0,0,0,1,0,0,0,0 >"$sys/qos/ecn_np_enable" || bad+=" a write refused"
+[ "$(cat "$sys/qos/trust")" = dscp ] || bad+=" trust not dscp"
+[ "$(cut -d' ' -f47 "$sys/qos/dscp2prio")" = 3 ] || bad+=" dscp 46 -> $(cut -d' ' -f47 "$sys/qos/dscp2prio")"
+[ "$(cat "$sys/qos/ecn_rp_enable")" = 1,0,1,1,1,1,1,0 ] || bad+=" rp $(cat "$sys/qos/ecn_rp_enable")"
+[ "$(cat "$sys/qos/ecn_np_enable")" = 0,0,0,1,0,0,0,0 ] || bad+=" np $(cat "$sys/qos/ecn_np_enable")"
+for w in "trust:pcp2" "dscp2prio:64 1" "dscp2prio:1 8" "dscp2prio:1 2 3" \
+	 "ecn_rp_enable:1,1" "ecn_np_enable:1,1,1,1,1,1,1,2"; do
+	err=$( (echo "${w#*:}" >"$sys/qos/${w%%:*}") 2>&1) && bad+=" '$w' taken"
+	[[ $err == *"Invalid argument"* ]] || bad+=" '$w': '$err'"
+done
+[ "$(cat "$sys/qos/ecn_rp_enable")" = 1,0,1,1,1,1,1,0 ] || bad+=" a refusal changed rp"
+verdict sysfs_qos "$bad"
 
 ktap_finish
