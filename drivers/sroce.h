@@ -552,11 +552,11 @@ void sroce_ring_free(struct sroce_dev *sdev,
 		     struct rdma_user_mmap_entry *entry, void *ring,
 		     bool fw_may_use);
 
-/* sroce_debugfs.c */
 /* sroce_qos.c */
 extern const struct attribute_group *sroce_port_groups[];
 void sroce_qos_sysfs_init(void);
 
+/* sroce_debugfs.c */
 void sroce_debugfs_init(void);
 void sroce_debugfs_exit(void);
 void sroce_debugfs_add_dev(struct sroce_dev *sdev);

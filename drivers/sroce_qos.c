@@ -165,11 +165,15 @@ static ssize_t dscp2prio_show(struct ib_device *ibdev, u32 port,
 static int sroce_dscp2prio_change(struct sroce_dev *sdev,
 				  struct sroce_qos_cfg *cfg, const char *buf)
 {
-	unsigned int dscp, prio;
-	char end;
+	char dscp_word[4], prio_word[4], junk;
+	u8 dscp, prio;
 
-	/* A space before %c skips the newline: anything more is junk. */
-	if (sscanf(buf, "%u %u %c", &dscp, &prio, &end) != 2 ||
+	/*
+	 * Two short words, each checked by kstrtou8() (sscanf()'s %u would
+	 * wrap); a longer word spills into a third, which is junk.
+	 */
+	if (sscanf(buf, "%3s %3s %c", dscp_word, prio_word, &junk) != 2 ||
+	    kstrtou8(dscp_word, 10, &dscp) || kstrtou8(prio_word, 10, &prio) ||
 	    dscp >= ARRAY_SIZE(cfg->dscp2prio) || prio >= 8) {
 		ibdev_warn_ratelimited(&sdev->ibdev,
 				       "qos/dscp2prio: expected \"DSCP PRIO\", DSCP 0..63, PRIO 0..7\n");
@@ -221,71 +225,77 @@ static int sroce_prio_mask_parse(const char *buf, u8 *mask)
 	return *p == '\0' || (*p == '\n' && p[1] == '\0') ? 0 : -EINVAL;
 }
 
+/* An ecn_*_enable file: which role's mask it shows. */
+struct sroce_ecn_port_attr {
+	struct ib_port_attribute attr;
+	bool np;
+};
+
+static u8 *sroce_ecn_mask(struct sroce_qos_cfg *cfg, bool np)
+{
+	return np ? &cfg->np_enable : &cfg->rp_enable;
+}
+
+static ssize_t sroce_ecn_show(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attribute *attr, char *buf)
+{
+	const struct sroce_ecn_port_attr *a =
+		container_of(attr, struct sroce_ecn_port_attr, attr);
+	struct sroce_qos_cfg cfg;
+	int err = sroce_qos_query(to_sdev(ibdev), &cfg);
+
+	return err ? err : sroce_prio_mask_show(buf,
+						*sroce_ecn_mask(&cfg, a->np));
+}
+
 static int sroce_ecn_rp_change(struct sroce_dev *sdev,
 			       struct sroce_qos_cfg *cfg, const char *buf)
 {
-	if (sroce_prio_mask_parse(buf, &cfg->rp_enable)) {
-		ibdev_warn_ratelimited(&sdev->ibdev,
-				       "qos/ecn_rp_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
-		return -EINVAL;
-	}
-	return 0;
+	if (!sroce_prio_mask_parse(buf, &cfg->rp_enable))
+		return 0;
+	ibdev_warn_ratelimited(&sdev->ibdev,
+			       "qos/ecn_rp_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
+	return -EINVAL;
 }
 
 static int sroce_ecn_np_change(struct sroce_dev *sdev,
 			       struct sroce_qos_cfg *cfg, const char *buf)
 {
-	if (sroce_prio_mask_parse(buf, &cfg->np_enable)) {
-		ibdev_warn_ratelimited(&sdev->ibdev,
-				       "qos/ecn_np_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
-		return -EINVAL;
-	}
-	return 0;
+	if (!sroce_prio_mask_parse(buf, &cfg->np_enable))
+		return 0;
+	ibdev_warn_ratelimited(&sdev->ibdev,
+			       "qos/ecn_np_enable: expected eight comma-separated 0 or 1, priority 0 first\n");
+	return -EINVAL;
 }
 
-static ssize_t ecn_rp_enable_show(struct ib_device *ibdev, u32 port,
-				  struct ib_port_attribute *attr, char *buf)
+static ssize_t sroce_ecn_store(struct ib_device *ibdev, u32 port,
+			       struct ib_port_attribute *attr,
+			       const char *buf, size_t count)
 {
-	struct sroce_qos_cfg cfg;
-	int err = sroce_qos_query(to_sdev(ibdev), &cfg);
-
-	return err ? err : sroce_prio_mask_show(buf, cfg.rp_enable);
-}
-
-static ssize_t ecn_rp_enable_store(struct ib_device *ibdev, u32 port,
-				   struct ib_port_attribute *attr,
-				   const char *buf, size_t count)
-{
-	int err = sroce_qos_update(to_sdev(ibdev), sroce_ecn_rp_change, buf);
+	const struct sroce_ecn_port_attr *a =
+		container_of(attr, struct sroce_ecn_port_attr, attr);
+	int err = sroce_qos_update(to_sdev(ibdev), a->np ?
+				   sroce_ecn_np_change : sroce_ecn_rp_change,
+				   buf);
 
 	return err ? err : count;
 }
-static IB_PORT_ATTR_RW(ecn_rp_enable);
 
-static ssize_t ecn_np_enable_show(struct ib_device *ibdev, u32 port,
-				  struct ib_port_attribute *attr, char *buf)
-{
-	struct sroce_qos_cfg cfg;
-	int err = sroce_qos_query(to_sdev(ibdev), &cfg);
+static struct sroce_ecn_port_attr sroce_ecn_rp_attr = {
+	.attr = __ATTR(ecn_rp_enable, 0644, sroce_ecn_show, sroce_ecn_store),
+	.np = false,
+};
 
-	return err ? err : sroce_prio_mask_show(buf, cfg.np_enable);
-}
-
-static ssize_t ecn_np_enable_store(struct ib_device *ibdev, u32 port,
-				   struct ib_port_attribute *attr,
-				   const char *buf, size_t count)
-{
-	int err = sroce_qos_update(to_sdev(ibdev), sroce_ecn_np_change, buf);
-
-	return err ? err : count;
-}
-static IB_PORT_ATTR_RW(ecn_np_enable);
+static struct sroce_ecn_port_attr sroce_ecn_np_attr = {
+	.attr = __ATTR(ecn_np_enable, 0644, sroce_ecn_show, sroce_ecn_store),
+	.np = true,
+};
 
 static struct attribute *sroce_qos_attrs[] = {
 	&ib_port_attr_trust.attr,
 	&ib_port_attr_dscp2prio.attr,
-	&ib_port_attr_ecn_rp_enable.attr,
-	&ib_port_attr_ecn_np_enable.attr,
+	&sroce_ecn_rp_attr.attr.attr,
+	&sroce_ecn_np_attr.attr.attr,
 	NULL,
 };
 

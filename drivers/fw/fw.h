@@ -646,8 +646,9 @@ struct sroce_fw_reply {
  *	     have no ingress device to tell), SROCE_VLAN_NONE if untagged
  * @tclass: RoCE v2: the IPv4 TOS / IPv6 traffic class it arrived with
  * @ce: RoCE v2: it is marked Congestion Experienced
- * @saddr: RoCE v2: its source address (IPv4-mapped for IPv4), where the
- *	   notification point sends a UD QP's CNP
+ * @saddr: its source address (RoCE v2: IPv4-mapped for IPv4; RoCE v1:
+ *	   the GRH's), checked against a connected QP's peer by the
+ *	   congestion control and where a UD QP's CNP goes
  * @ready_qp: set by the completer when the packet let its QP send more,
  *	      or by the responder when it owes a response; the receive path
  *	      runs its turn once the QP's lock is released. Cleared by the
@@ -760,8 +761,8 @@ struct sroce_fw_cc {
  * @cc_mutex: serializes the writers of @cc_params, @qos and @cc: the
  *	      command processor and the link-speed sampling (process
  *	      context; taken under RTNL by the latter)
- * @cc_params: congestion-control knobs, by enum sroce_cc_param; written
- *	       by the command processor only, read with READ_ONCE()
+ * @cc_params: congestion-control knobs, by enum sroce_cc_param; under
+ *	       @cc_mutex
  * @qos: the QoS settings as SET_QOS last set them; under @cc_mutex
  * @cc: what the datapath reads (under RCU), built from the above
  */
@@ -871,12 +872,16 @@ u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
 			 void *resp);
 unsigned int sroce_fw_cc_prio(struct sroce_fw_dev *fw, u8 sl, u8 tclass);
 void sroce_fw_cc_path(struct sroce_fw_dev *fw, struct sroce_fw_path *path);
+void sroce_fw_cc_path_prio(struct sroce_fw_dev *fw, struct sroce_fw_path *path,
+			   unsigned int prio);
 void sroce_fw_qp_cc_init(struct sroce_fw_qp *qp);
 void sroce_fw_qp_cc_stop(struct sroce_fw_qp *qp);
+void sroce_fw_qp_cc_reset(struct sroce_fw_qp *qp);
 bool sroce_fw_rp_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		      u32 len);
-void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
+void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		     const struct sroce_fw_pkt *pkt);
 void sroce_fw_np_ce(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		    const struct sroce_fw_pkt *pkt);
 
@@ -1115,6 +1120,7 @@ void sroce_fw_complete_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 void sroce_fw_rnr_timer(struct timer_list *t);
 void sroce_fw_retry_timer(struct timer_list *t);
 void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart);
+void sroce_fw_retry_defer(struct sroce_fw_qp *qp, u64 wait_ns);
 void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			    u32 status, const struct sroce_fw_sq_track *t);
 void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,

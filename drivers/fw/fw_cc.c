@@ -221,7 +221,7 @@ static_assert(sizeof_field(struct sroce_qos_cfg, dscp2prio) ==
  * packet (their cached paths are made stale).
  *
  * Return: enum sroce_fw_status; BAD_PARAM, changing nothing, for an
- * unknown trust mode or a priority above 7; NO_RESOURCES, changing
+ * unknown trust mode, a priority above 7 or a reserved byte not zero; NO_RESOURCES, changing
  * nothing, without memory.
  */
 u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
@@ -232,7 +232,8 @@ u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
 	u16 status = SROCE_FW_OK;
 	unsigned int i;
 
-	if (r->trust != SROCE_QOS_TRUST_PCP && r->trust != SROCE_QOS_TRUST_DSCP)
+	if ((r->trust != SROCE_QOS_TRUST_PCP &&
+	     r->trust != SROCE_QOS_TRUST_DSCP) || r->rsvd)
 		return SROCE_FW_ERR_BAD_PARAM;
 	for (i = 0; i < ARRAY_SIZE(r->dscp2prio); i++)
 		if (r->dscp2prio[i] >= SROCE_QOS_NUM_PRIO)
@@ -274,6 +275,30 @@ void sroce_fw_cc_path(struct sroce_fw_dev *fw, struct sroce_fw_path *path)
 	if (path->net_type != SROCE_NET_ROCE_V1)
 		path->traffic_class = sroce_qos_tclass(&cc->qos, path->prio,
 						       path->traffic_class);
+	rcu_read_unlock();
+}
+
+/**
+ * sroce_fw_cc_path_prio() - give a path the priority of the QP sending
+ * along it
+ * @fw: the function
+ * @path: a resolved path
+ * @prio: the QP's priority
+ *
+ * A datagram QP has one reaction point and one priority whatever its
+ * address handles say: its packets' ECN codepoint must follow the
+ * priority its CNPs are handled at.
+ *
+ * Context: any but hard IRQ.
+ */
+void sroce_fw_cc_path_prio(struct sroce_fw_dev *fw, struct sroce_fw_path *path,
+			   unsigned int prio)
+{
+	rcu_read_lock();
+	path->prio = prio;
+	if (path->net_type != SROCE_NET_ROCE_V1)
+		path->traffic_class = sroce_qos_tclass(&rcu_dereference(fw->cc)->qos,
+						       prio, path->traffic_class);
 	rcu_read_unlock();
 }
 
@@ -322,6 +347,23 @@ void sroce_fw_qp_cc_init(struct sroce_fw_qp *qp)
 }
 
 /**
+ * sroce_fw_qp_cc_reset() - a QP back in RESET forgets its limiter, its
+ * measured rate and its last CNP
+ * @qp: the QP, whose lock is held
+ *
+ * A pacing timer still set fires into a turn that finds nothing to send.
+ */
+void sroce_fw_qp_cc_reset(struct sroce_fw_qp *qp)
+{
+	memset(&qp->rp, 0, sizeof(qp->rp));
+	qp->pace_next_ns = 0;
+	qp->rate_win_start = jiffies;
+	qp->rate_win_bytes = 0;
+	qp->rate_kbps = 0;
+	qp->np_cnp_sent = false;
+}
+
+/**
  * sroce_fw_qp_cc_stop() - stop the pacing timer of a QP being freed
  * @qp: the QP, which no turn can reach any more (after the grace period
  *	that follows sroce_fw_sched_remove()), so nothing starts the timer
@@ -364,7 +406,8 @@ static void sroce_fw_rp_trace(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  * Brings the limiter forward to now; a QP whose rate came back to the
  * maximum, or whose priority had the reaction point turned off, is
  * released. Otherwise, if its next packet is not yet due, the pacing
- * timer is set for when it is.
+ * timer is set for when it is, and the transport timeout of the packets
+ * outstanding is moved on by the wait.
  *
  * Context: the egress stage: softirqs off, RCU read side.
  * Return: true if the packet must wait.
@@ -386,6 +429,7 @@ bool sroce_fw_rp_hold(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		sroce_fw_rp_trace(fw, qp, &old);
 	if (!qp->rp.active || (s64)(qp->pace_next_ns - now) <= 0)
 		return false;
+	sroce_fw_retry_defer(qp, qp->pace_next_ns - now);
 	hrtimer_start(&qp->pace_timer, ns_to_ktime(qp->pace_next_ns),
 		      HRTIMER_MODE_ABS_SOFT);
 	return true;
@@ -436,20 +480,47 @@ void sroce_fw_rp_sent(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_rp_trace(fw, qp, &old);
 }
 
+/*
+ * Whether a packet for @qp comes from where its congestion signals may:
+ * for a connected QP, its peer (anyone else could slow it down or make
+ * it send CNPs at will); for a UD QP, any unicast address but its own
+ * function's. Never for QP1. Caller holds qp->lock.
+ */
+static bool sroce_fw_cc_source_ok(const struct sroce_fw_qp *qp,
+				  const struct sroce_fw_pkt *pkt)
+{
+	static const u8 any[SROCE_GID_LEN];
+
+	switch (qp->type) {
+	case SROCE_QPT_RC:
+	case SROCE_QPT_UC:
+		return !memcmp(pkt->saddr, qp->attr.av.dgid, SROCE_GID_LEN);
+	case SROCE_QPT_UD:
+		return memcmp(pkt->saddr, any, SROCE_GID_LEN) &&
+		       memcmp(pkt->saddr, pkt->dgid, SROCE_GID_LEN) &&
+		       !sroce_fw_gid_is_mcast(pkt->saddr);
+	default:
+		return false;
+	}
+}
+
 /**
  * sroce_fw_rp_cnp() - a CNP arrived for a QP
  * @fw: the function
  * @qp: the QP its BTH names
+ * @pkt: the CNP
  *
- * Handled (rp_cnp_handled) by a QP that sends, on a priority with the
- * reaction point on: its limiter starts, at rp_rate_to_set_on_first_cnp
+ * Handled (rp_cnp_handled) by a QP that sends, from its peer (connected
+ * QPs) or a unicast address (UD), on a priority with the reaction point
+ * on: its limiter starts, at rp_rate_to_set_on_first_cnp
  * or else at the rate it was measured sending at (the line rate if it
  * was idle), or takes the CNP into its next decrease. Otherwise ignored
  * (rp_cnp_ignored). Never seen by the QP's transport.
  *
  * Context: softirq (the receive path), RCU read side.
  */
-void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+		     const struct sroce_fw_pkt *pkt)
 {
 	const struct sroce_fw_cc *cc = rcu_dereference(fw->cc);
 	bool tracing = trace_sroce_rate_enabled();
@@ -458,7 +529,8 @@ void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	u64 now, rate;
 
 	spin_lock(&qp->lock);
-	if (sroce_fw_qp_sends(qp) && sroce_fw_rp_on(cc, qp->prio)) {
+	if (sroce_fw_qp_sends(qp) && sroce_fw_rp_on(cc, qp->prio) &&
+	    sroce_fw_cc_source_ok(qp, pkt)) {
 		now = ktime_get_ns();
 		if (tracing)
 			old = qp->rp;
@@ -518,7 +590,8 @@ static void sroce_fw_send_cnp(struct sroce_fw_dev *fw,
  *
  * Counted (np_ecn_marked_roce_packets). On a priority with the
  * notification point on (the DSCP's in DSCP trust, else the QP's own),
- * a CNP goes to the QP that sent it (RC/UC: the QP's peer; UD: DETH's
+ * from the QP's peer (connected QPs) or a unicast address with the QP's
+ * Q_Key (UD), a CNP goes to the QP that sent it (RC/UC: the QP's peer; UD: DETH's
  * source QP at the packet's source address) unless this QP sent one less
  * than np_min_time_between_cnps ago.
  *
@@ -539,7 +612,8 @@ void sroce_fw_np_ce(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	prio = cc->qos.trust == SROCE_TRUST_DSCP ?
 	       cc->qos.dscp2prio[pkt->tclass >> 2] % SROCE_QOS_NUM_PRIO :
 	       qp->prio;
-	if (!(cc->qos.np_enable & BIT(prio)) || !sroce_fw_qp_receives(qp))
+	if (!(cc->qos.np_enable & BIT(prio)) || !sroce_fw_qp_receives(qp) ||
+	    !sroce_fw_cc_source_ok(qp, pkt))
 		goto out_unlock;
 	now = ktime_get_ns();
 	if (!sroce_np_cnp_due(now, qp->np_last_cnp_ns, qp->np_cnp_sent,
@@ -550,7 +624,10 @@ void sroce_fw_np_ce(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			goto out_unlock;
 		dest_qpn = le32_to_cpu(qp->attr.dest_qpn) & 0xffffff;
 	} else {
-		if (!pkt->info.off[SROCE_EXT_DETH])
+		/* Only for a datagram the QP would accept. */
+		if (!pkt->info.off[SROCE_EXT_DETH] ||
+		    sroce_deth_qkey(pkt->hdr + pkt->info.off[SROCE_EXT_DETH]) !=
+		    le32_to_cpu(qp->attr.qkey))
 			goto out_unlock;
 		memcpy(path.sgid, pkt->dgid, SROCE_GID_LEN);
 		memcpy(path.dgid, pkt->saddr, SROCE_GID_LEN);

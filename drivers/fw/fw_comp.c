@@ -91,6 +91,28 @@ void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart)
 		mod_timer(&qp->retry_timer, qp->retry_deadline);
 }
 
+/**
+ * sroce_fw_retry_defer() - the transport timeout does not count time a
+ * QP's next packet waits for its pacing
+ * @qp: the QP, whose lock is held
+ * @wait_ns: how long the reaction point holds its next packet
+ *
+ * With packets outstanding, the deadline becomes at least a full timeout
+ * after the held packet is due.
+ */
+void sroce_fw_retry_defer(struct sroce_fw_qp *qp, u64 wait_ns)
+{
+	unsigned long deadline;
+
+	if (qp->type != SROCE_QPT_RC || !sroce_fw_outstanding(qp) ||
+	    !qp->attr.timeout)
+		return;
+	deadline = jiffies + nsecs_to_jiffies(wait_ns) +
+		   sroce_fw_retry_jiffies(qp);
+	if (time_after(deadline, qp->retry_deadline))
+		qp->retry_deadline = deadline;
+}
+
 /*
  * The peer answered something new (una_psn moved, a WQE retired, a
  * response was taken): the retries are refilled and the timeout counts

@@ -240,6 +240,7 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	pkt.net_type = SROCE_NET_ROCE_V1;
 	pkt.vlan_id = sroce_fw_skb_vlan(skb);
 	memcpy(pkt.dgid, &grh->daddr, SROCE_GID_LEN);
+	memcpy(pkt.saddr, &grh->saddr, SROCE_GID_LEN);
 
 	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1,

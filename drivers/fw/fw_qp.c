@@ -333,6 +333,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->odp_rewind = false;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
 	memset(qp->track, 0, (qp->sq_mask + 1) * sizeof(*qp->track));
+	sroce_fw_qp_cc_reset(qp);
 	if (qp->res)
 		sroce_fw_resp_reset(qp);
 	WRITE_ONCE(qp->sq->producer_index, 0);

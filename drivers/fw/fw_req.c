@@ -313,6 +313,7 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	    sroce_fw_path_from_av(fw, &av, &path))
 		return IB_WC_LOC_QP_OP_ERR;
 	path.sport = qp->sport;
+	sroce_fw_cc_path_prio(fw, &path, qp->prio);
 
 	f.opcode = SROCE_OPCODE(SROCE_TR_UD, wqe->wr.opcode == IB_WR_SEND ?
 				 SROCE_OP_SEND_ONLY : SROCE_OP_SEND_ONLY_IMM);
@@ -586,10 +587,15 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.pkey = IB_DEFAULT_PKEY_FULL;
 		f.qpn = le32_to_cpu(qp->attr.dest_qpn);
 		f.psn = qp->next_psn;
-		/* Ask for an ACK at the end and now and then inside. */
+		/*
+		 * Ask for an ACK at the end and now and then inside; on
+		 * every packet while paced, whose gaps could otherwise
+		 * outlast the transport timeout before an ACK is asked for.
+		 */
 		f.ackreq = qp->type == SROCE_QPT_RC &&
-			   (last || in_flight % SROCE_FW_ACKREQ_EVERY ==
-				    SROCE_FW_ACKREQ_EVERY - 1);
+			   (last || qp->rp.active ||
+			    in_flight % SROCE_FW_ACKREQ_EVERY ==
+			    SROCE_FW_ACKREQ_EVERY - 1);
 		f.reth_va = wqe->wr.wr.rdma.remote_addr;
 		f.reth_rkey = wqe->wr.wr.rdma.rkey;
 		f.reth_len = len;

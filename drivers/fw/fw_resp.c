@@ -1244,7 +1244,7 @@ void sroce_fw_recv(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 	}
 	/* A CNP feeds the QP's reaction point, never its transport. */
 	if (tr == SROCE_TR_CNP) {
-		sroce_fw_rp_cnp(fw, qp);
+		sroce_fw_rp_cnp(fw, qp, pkt);
 		return;
 	}
 	/* The opcode's transport must be the QP's (IBA 9.6.1.1). */

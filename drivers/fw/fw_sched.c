@@ -20,12 +20,12 @@
  * the list altogether and sends its QP's quantum at once: the common case
  * of a poster on each CPU then never meets on the port's lock.
  *
- * Attachment points for what follows (Documentation/datapath.md): DCQCN
- * pacing skips a QP whose rate limiter has no credit and re-adds it from
- * its timer; PFC masks paused priorities out of ready_mask in
- * sroce_fw_sched_pick() and re-adds them on resume. Both also decide for
- * the direct turns (the doorbell's and the receive path's), in
- * sroce_fw_sched_direct_ok().
+ * DCQCN pacing needs nothing here: a limited QP's packets each ask the
+ * reaction point before they are built (fw_cc.c), in a listed turn and in
+ * a direct one alike, and a held QP ends its turn with nothing to send
+ * until its pacing timer rings it again. PFC (to come) is to mask paused
+ * priorities out of ready_mask in sroce_fw_sched_pick(), and refuse the
+ * direct turns of their QPs in sroce_fw_sched_direct_ok().
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>

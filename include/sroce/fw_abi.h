@@ -769,7 +769,7 @@ struct sroce_set_cc_param_req {
  * SROCE_CMD_QUERY_QOS response and SROCE_CMD_SET_QOS request: how the
  * port classifies RoCE packets into priorities and where ECN works. SET
  * replaces all of it (BAD_PARAM, changing nothing, for a trust mode or a
- * priority out of range). Bit N of @rp_enable: priority N's RoCE v2
+ * priority out of range, or @rsvd not zero). Bit N of @rp_enable: priority N's RoCE v2
  * packets leave ECT(0) and its QPs slow down for CNPs; of @np_enable:
  * CE marks on priority N are answered with CNPs. After creation: trust
  * PCP, both masks 0xff, dscp2prio[D] = D >> 3 (as ConnectX).

@@ -136,6 +136,7 @@ echo dscp >"$sys/qos/trust" && echo "46 3" >"$sys/qos/dscp2prio" &&
 [ "$(cat "$sys/qos/ecn_rp_enable")" = 1,0,1,1,1,1,1,0 ] || bad+=" rp $(cat "$sys/qos/ecn_rp_enable")"
 [ "$(cat "$sys/qos/ecn_np_enable")" = 0,0,0,1,0,0,0,0 ] || bad+=" np $(cat "$sys/qos/ecn_np_enable")"
 for w in "trust:pcp2" "dscp2prio:64 1" "dscp2prio:1 8" "dscp2prio:1 2 3" \
+	 "dscp2prio:4294967296 1" "dscp2prio:-1 1" \
 	 "ecn_rp_enable:1,1" "ecn_np_enable:1,1,1,1,1,1,1,2"; do
 	err=$( (echo "${w#*:}" >"$sys/qos/${w%%:*}") 2>&1) && bad+=" '$w' taken"
 	[[ $err == *"Invalid argument"* ]] || bad+=" '$w': '$err'"
