@@ -173,6 +173,7 @@ lint:
 
 unit:
 	$(MAKE) -C $(TOP)/tools/unit run
+	python3 $(TOP)/tools/unit/test_sroce_qos.py
 	$(MAKE) -C $(TOP)/tools/ccsim check
 
 fuzz:
