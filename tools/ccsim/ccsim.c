@@ -38,7 +38,7 @@
 #define NS_PER_US	1000ULL
 #define MAX_FLOWS	4096
 
-enum ev_type { EV_SEND, EV_ARRIVE, EV_DEQUEUE, EV_CNP, EV_SAMPLE };
+enum ev_type { EV_SEND, EV_ARRIVE, EV_DEQUEUE, EV_CNP, EV_ACK, EV_SAMPLE };
 
 struct event {
 	u64 t;
@@ -63,6 +63,8 @@ struct flow {
 	bool cnp_sent;
 	u64 rx_bytes, rx_bytes_sample, rx_bytes_window;
 	u64 cnps;
+	unsigned int inflight;	/* sent, not yet acknowledged (--window) */
+	bool blocked;		/* waits for an acknowledgment */
 };
 
 struct pkt {
@@ -74,7 +76,7 @@ static struct {
 	unsigned int flows;
 	double link_gbps, bottleneck_gbps, delay_us;
 	double kmin_kb, kmax_kb, pmax, buffer_kb;
-	unsigned int mtu;
+	unsigned int mtu, send_window;
 	double duration_ms, stagger_ms, sample_us, window_start_ms;
 	bool ecn, check;
 	const char *csv;
@@ -182,6 +184,12 @@ static void do_send(const struct event *e)
 		heap_push(f->pace_next_ns, EV_SEND, e->flow, e->bytes);
 		return;
 	}
+	/* An RC send window: the next acknowledgment sends again. */
+	if (opt.send_window && f->inflight >= opt.send_window) {
+		f->blocked = true;
+		return;
+	}
+	f->inflight++;
 	f->link_free_ns = now + ser_ns(e->bytes, opt.link_gbps);
 	if (f->rp.active) {
 		u64 base = f->pace_next_ns > now ? f->pace_next_ns : now;
@@ -210,6 +218,9 @@ static void do_arrive(const struct event *e)
 		drops++;
 		if (e->t >= (u64)(opt.window_start_ms * 1e6))
 			drops_window++;
+		/* No retransmission modelled: the slot comes back. */
+		if (opt.send_window)
+			heap_push(e->t, EV_ACK, e->flow, 0);
 		return;
 	}
 	if (q_len == q_cap) {
@@ -263,6 +274,9 @@ static void do_dequeue(const struct event *e)
 	f->rx_bytes += p.bytes;
 	if (e->t >= (u64)(opt.window_start_ms * 1e6))
 		f->rx_bytes_window += p.bytes;
+	if (opt.send_window)
+		heap_push(at_rx + (u64)(opt.delay_us * NS_PER_US), EV_ACK,
+			  p.flow, 0);
 	if (ce) {
 		marks++;
 		if (!f->cnp_sent || at_rx - f->last_cnp_ns >= gap) {
@@ -286,6 +300,18 @@ static void do_cnp(const struct event *e)
 	sroce_dcqcn_cnp(&f->rp, &cfg, e->t, gbps_kbps(opt.link_gbps));
 	if (!was_active)
 		f->pace_next_ns = e->t;
+}
+
+/* An acknowledgment back at the sender frees a slot of its window. */
+static void do_ack(const struct event *e)
+{
+	struct flow *f = &flows[e->flow];
+
+	f->inflight--;
+	if (f->blocked) {
+		f->blocked = false;
+		schedule_send(e->flow, e->t);
+	}
 }
 
 static FILE *csv;
@@ -359,6 +385,9 @@ static void usage(FILE *out)
 		"  --kmin-kb K --kmax-kb K --pmax P   RED marking (5, 200, 0.01)\n"
 		"  --buffer-kb B      switch buffer (2048)\n"
 		"  --mtu BYTES        packet size (1024)\n"
+		"  --send-window N    packets a flow has unacknowledged at most, its\n"
+		"                     acknowledgment one hop after delivery (0: no\n"
+		"                     window, a flow sends at its rate)\n"
 		"  --duration-ms T    simulated time (100)\n"
 		"  --stagger-ms S     flow i starts at i * S (0)\n"
 		"  --window-ms W      fairness over [W, end] (default: second half)\n"
@@ -385,6 +414,7 @@ int main(int argc, char **argv)
 		{ "sample-us", 1, NULL, 'S' }, { "cc", 1, NULL, 'c' },
 		{ "no-ecn", 0, NULL, 'E' }, { "csv", 1, NULL, 'o' },
 		{ "seed", 1, NULL, 'r' }, { "check", 0, NULL, 'C' },
+		{ "send-window", 1, NULL, 'W' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	double sum = 0, sum2 = 0, jain, q_mean, end_ns;
@@ -403,6 +433,7 @@ int main(int argc, char **argv)
 		case 'p': opt.pmax = atof(optarg); break;
 		case 'B': opt.buffer_kb = atof(optarg); break;
 		case 'm': opt.mtu = strtoul(optarg, NULL, 0); break;
+		case 'W': opt.send_window = strtoul(optarg, NULL, 0); break;
 		case 't': opt.duration_ms = atof(optarg); break;
 		case 's': opt.stagger_ms = atof(optarg); break;
 		case 'w': opt.window_start_ms = atof(optarg); break;
@@ -463,6 +494,7 @@ int main(int argc, char **argv)
 		case EV_ARRIVE: do_arrive(&e); break;
 		case EV_DEQUEUE: do_dequeue(&e); break;
 		case EV_CNP: do_cnp(&e); break;
+		case EV_ACK: do_ack(&e); break;
 		case EV_SAMPLE: do_sample(&e); break;
 		}
 	}
