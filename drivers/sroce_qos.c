@@ -16,9 +16,14 @@
  *
  * Reads query the firmware, writes program it by command; a refused
  * value gets EINVAL and one rate-limited line naming device and file.
+ *
+ * Also a QP's reaction point in `rdma resource show qp -dd` (restrack
+ * driver attributes): cc_limited, cc_rate_kbps, cc_target_kbps,
+ * cc_alpha, cc_measured_kbps, cc_prio.
  */
 #include <linux/kstrtox.h>
 #include <rdma/ib_sysfs.h>
+#include <rdma/restrack.h>
 
 #include "sroce.h"
 #include "lib/dcqcn.h"
@@ -329,4 +334,38 @@ void sroce_qos_sysfs_init(void)
 		a->attr.store = sroce_cc_param_store;
 		sroce_cc_attrs[i] = &a->attr.attr;
 	}
+}
+
+/**
+ * sroce_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry: a QP's
+ * reaction point as restrack driver attributes
+ * @msg: the netlink message
+ * @ibqp: the QP
+ *
+ * Context: process context (a netlink dump); sleeps on the command.
+ * Return: 0, or -EMSGSIZE when the message is full; a QP the firmware
+ * does not know (being destroyed) shows no attribute.
+ */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp_req req = { .qpn = cpu_to_le32(ibqp->qp_num) };
+	struct sroce_qp_cc_resp resp;
+
+	if (sroce_cmd_exec(to_sdev(ibqp->device), SROCE_CMD_QUERY_QP_CC, &req,
+			   sizeof(req), &resp, sizeof(resp)))
+		return 0;
+	if (rdma_nl_put_driver_u32(msg, "cc_limited", resp.limited) ||
+	    rdma_nl_put_driver_u32(msg, "cc_prio", resp.prio) ||
+	    rdma_nl_put_driver_u64(msg, "cc_measured_kbps",
+				   le64_to_cpu(resp.measured_kbps)))
+		return -EMSGSIZE;
+	if (!resp.limited)
+		return 0;
+	if (rdma_nl_put_driver_u64(msg, "cc_rate_kbps",
+				   le64_to_cpu(resp.rate_kbps)) ||
+	    rdma_nl_put_driver_u64(msg, "cc_target_kbps",
+				   le64_to_cpu(resp.target_kbps)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", le16_to_cpu(resp.alpha)))
+		return -EMSGSIZE;
+	return 0;
 }

@@ -870,6 +870,8 @@ u16 sroce_fw_cmd_query_qos(struct sroce_fw_dev *fw, const void *req,
 			   void *resp);
 u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
 			 void *resp);
+u16 sroce_fw_cmd_query_qp_cc(struct sroce_fw_dev *fw, const void *req,
+			     void *resp);
 unsigned int sroce_fw_cc_prio(struct sroce_fw_dev *fw, u8 sl, u8 tclass);
 void sroce_fw_cc_path(struct sroce_fw_dev *fw, struct sroce_fw_path *path);
 void sroce_fw_cc_path_prio(struct sroce_fw_dev *fw, struct sroce_fw_path *path,

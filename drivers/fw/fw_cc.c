@@ -255,6 +255,38 @@ u16 sroce_fw_cmd_set_qos(struct sroce_fw_dev *fw, const void *req,
 }
 
 /**
+ * sroce_fw_cmd_query_qp_cc() - QUERY_QP_CC: a QP's reaction point
+ * @fw: the function
+ * @req: struct sroce_qp_req
+ * @resp: struct sroce_qp_cc_resp
+ *
+ * Return: enum sroce_fw_status; NOT_FOUND for no such QP.
+ */
+u16 sroce_fw_cmd_query_qp_cc(struct sroce_fw_dev *fw, const void *req,
+			     void *resp)
+{
+	const struct sroce_qp_req *q = req;
+	struct sroce_qp_cc_resp *r = resp;
+	struct sroce_fw_qp *qp;
+
+	/* The command processor alone destroys QPs: no reference needed. */
+	qp = xa_load(&fw->qps, le32_to_cpu(q->qpn));
+	if (!qp)
+		return SROCE_FW_ERR_NOT_FOUND;
+	spin_lock_bh(&qp->lock);
+	r->limited = qp->rp.active;
+	if (qp->rp.active) {
+		r->rate_kbps = cpu_to_le64(qp->rp.rc_kbps);
+		r->target_kbps = cpu_to_le64(qp->rp.rt_kbps);
+		r->alpha = cpu_to_le16(qp->rp.alpha);
+	}
+	r->measured_kbps = cpu_to_le64(qp->rate_kbps);
+	r->prio = qp->prio;
+	spin_unlock_bh(&qp->lock);
+	return SROCE_FW_OK;
+}
+
+/**
  * sroce_fw_cc_path() - the port's priority and the ECN codepoint of a
  * path
  * @fw: the function

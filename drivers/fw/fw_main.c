@@ -49,6 +49,7 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_SET_CC_PARAM] = sroce_fw_cmd_set_cc_param,
 	[SROCE_CMDI_QUERY_QOS] = sroce_fw_cmd_query_qos,
 	[SROCE_CMDI_SET_QOS] = sroce_fw_cmd_set_qos,
+	[SROCE_CMDI_QUERY_QP_CC] = sroce_fw_cmd_query_qp_cc,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,

@@ -88,6 +88,8 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_qos_cfg) },
 	[SROCE_CMDI_SET_QOS] = { SROCE_CMD_SET_QOS, "SET_QOS",
 		sizeof(struct sroce_qos_cfg), 0 },
+	[SROCE_CMDI_QUERY_QP_CC] = { SROCE_CMD_QUERY_QP_CC, "QUERY_QP_CC",
+		sizeof(struct sroce_qp_req), sizeof(struct sroce_qp_cc_resp) },
 };
 
 /**

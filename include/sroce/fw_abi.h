@@ -27,8 +27,8 @@
 #define SROCE_FW_ABI_MAJOR		1
 /*
  * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
- * counters, 6: congestion-control parameters, 7: QoS settings and the
- * congestion counters.
+ * counters, 6: congestion-control parameters, 7: QoS settings, the
+ * congestion counters and QUERY_QP_CC.
  */
 #define SROCE_FW_ABI_MINOR		7
 
@@ -122,6 +122,7 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_SET_CC_PARAM = 0x0902,
 	SROCE_CMD_QUERY_QOS = 0x0903,
 	SROCE_CMD_SET_QOS = 0x0904,
+	SROCE_CMD_QUERY_QP_CC = 0x0905,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -158,6 +159,7 @@ enum sroce_cmd_index {
 	SROCE_CMDI_SET_CC_PARAM,
 	SROCE_CMDI_QUERY_QOS,
 	SROCE_CMDI_SET_QOS,
+	SROCE_CMDI_QUERY_QP_CC,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -761,6 +763,20 @@ struct sroce_set_cc_param_req {
 	__le32 value;
 };
 
+/*
+ * SROCE_CMD_QUERY_QP_CC (request struct sroce_qp_req): a QP's reaction
+ * point as of its last packet or CNP. NOT_FOUND for no such QP.
+ */
+struct sroce_qp_cc_resp {
+	__le64 rate_kbps;			/* current rate, while limited */
+	__le64 target_kbps;			/* target rate, while limited */
+	__le64 measured_kbps;			/* send rate measured, 0: idle */
+	__le16 alpha;				/* 1/1024 */
+	__u8 limited;				/* the limiter is on */
+	__u8 prio;				/* the QP's priority */
+	__u8 rsvd[4];
+};
+
 /* Port trust modes of struct sroce_qos_cfg (mlnx_qos --trust) */
 #define SROCE_QOS_TRUST_PCP		0	/* priority = the SL (PCP) */
 #define SROCE_QOS_TRUST_DSCP		1	/* priority = dscp2prio[DSCP] */
@@ -952,6 +968,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_query_cc_params_resp, 4 * SROCE_NUM_CC_PARAMS);
 SROCE_ABI_ASSERT_FITS(sroce_query_cc_params_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_set_cc_param_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_qos_cfg, 68);
+SROCE_ABI_ASSERT_SIZE(sroce_qp_cc_resp, 32);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

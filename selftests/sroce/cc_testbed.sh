@@ -16,7 +16,7 @@
 require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 command -v tc >/dev/null || ktap_skip_all "tc missing"
-ktap_plan 11
+ktap_plan 12
 
 # The bottleneck, well below what sroce reaches between namespaces here.
 RATE=${SROCE_CC_RATE:-40mbit}
@@ -161,11 +161,15 @@ run() {
 	tmo0=$(( $(stat sroce_ccs1 local_ack_timeout_err) +
 		 $(stat sroce_ccs2 local_ack_timeout_err) ))
 	rm -f "$cap.done"
+	: > "$cap.res"
 	( while [ ! -e "$cap.done" ]; do
 		rtc -s qdisc show dev rt3 parent 1:10 |
 			awk '/backlog/ { v = $2; m = 1
 				if (v ~ /Kb$/) m = 1024; if (v ~ /Mb$/) m = 1048576
 				print (v + 0) * m }'
+		rdma -dd resource show qp link sroce_ccs1/1 2>/dev/null |
+			grep -o 'cc_[a-z_]* [0-9]*' | tr '\n' ' ' >> "$cap.res"
+		echo >> "$cap.res"
 		nap 0.5
 	done > "$cap.backlog" ) &
 	sampler=$!
@@ -190,7 +194,7 @@ run() {
 	ktap_diag "$1: CE marked $ce, CNPs sent $np, handled $h1 + $h2, dropped $drops, sequence errors and timeouts $seqerr (timeouts $tmo), mean backlog $qmean B"
 	ktap_diag "$1: backlog samples: $(tr '\n' ' ' < "$cap.backlog")"
 }
-on_exit "rm -f $cap.done $cap.backlog"
+on_exit "rm -f $cap.done $cap.backlog $cap.res"
 
 # 1. mlx5's defaults. Tuned for 40-100 Gbit/s links with microsecond
 # RTTs, they barely slow a flow here (alpha decays within a CNP gap), so
@@ -274,6 +278,16 @@ else
 	ktap_fail "scaled knobs: the mean queue stays below RED's max threshold" \
 		"$qmean B (defaults: $qdefault B)"
 fi
+# The limiter as rdma resource shows it (restrack driver attributes).
+res=$(grep 'cc_limited 1' "$cap.res" | grep -m1 'cc_rate_kbps [1-9]')
+ktap_diag "sender 1's QPs while limited: ${res:-none seen}"
+if [ -n "$res" ] && [[ $res == *cc_target_kbps* ]] && [[ $res == *cc_alpha* ]]; then
+	ktap_pass "rdma resource shows a limited QP's rate, target and alpha"
+else
+	ktap_fail "rdma resource shows a limited QP's rate, target and alpha" \
+		"$(sort -u "$cap.res" | head -n 3 | tr '\n' '|')"
+fi
+
 # Two receiving QPs, one CNP each per 2 ms at most.
 maxcnp=$(( 2 * ((10#$t1 - 10#$t0) / 2000 + 1) ))
 if [ "$np" -gt 0 ] && [ "$np" -le "$maxcnp" ]; then
