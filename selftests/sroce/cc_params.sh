@@ -14,7 +14,7 @@
 
 require_sroce
 [ -d /sys/kernel/debug/sroce ] || ktap_skip_all "no sroce debugfs"
-ktap_plan 9
+ktap_plan 10
 
 # name default min max, as Documentation/dcqcn.rst lists them
 knobs="rp_clamp_tgt_rate 0 0 1
@@ -143,5 +143,28 @@ for w in "trust:pcp2" "dscp2prio:64 1" "dscp2prio:1 8" "dscp2prio:1 2 3" \
 done
 [ "$(cat "$sys/qos/ecn_rp_enable")" = 1,0,1,1,1,1,1,0 ] || bad+=" a refusal changed rp"
 verdict sysfs_qos "$bad"
+
+# tools/sroce-qos on the device: by netdev, sets through sysfs, refusals
+# exit 1 with a message, JSON that reflects the device.
+qos_tool=$(command -v sroce-qos || echo "$(dirname "$0")/../../../tools/sroce-qos")
+if [ ! -x "$qos_tool" ] || ! command -v python3 >/dev/null; then
+	ktap_skip sroce_qos_tool "tools/sroce-qos not found"
+else
+	bad=''
+	"$qos_tool" -i cc0 --trust pcp --ecn_rp 1,1,1,1,1,1,1,1 \
+		--dscp2prio set,10,7 --cc rp_min_rate=3,np_cnp_dscp=40 >/dev/null ||
+		bad+=" sets failed"
+	[ "$(cat "$sys/qos/trust")" = pcp ] || bad+=" trust"
+	[ "$(cut -d' ' -f11 "$sys/qos/dscp2prio")" = 7 ] || bad+=" dscp 10"
+	[ "$(cat "$sys/cc_params/rp_min_rate")" = 3 ] || bad+=" rp_min_rate"
+	json=$("$qos_tool" -d sroce_cc --json)
+	python3 -c 'import json, sys; s = json.load(sys.stdin)
+assert s["cc_params"]["np_cnp_dscp"] == 40 and s["dscp2prio"][10] == 7
+assert s["ecn_rp"] == [1] * 8 and len(s["cc_params"]) == 20' <<<"$json" ||
+		bad+=" json: $json"
+	err=$("$qos_tool" -d sroce_cc --cc np_cnp_dscp=64 2>&1) && bad+=" 64 taken"
+	[[ $err == *"Invalid argument"* ]] || bad+=" np_cnp_dscp=64: '$err'"
+	verdict sroce_qos_tool "$bad"
+fi
 
 ktap_finish
