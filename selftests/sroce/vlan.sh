@@ -136,18 +136,20 @@ if [ $cm_rc = 0 ] && [ $cm_src = 0 ] &&
 else
 	ktap_fail rdma_cm_tos_over_vlan "client $cm_rc, server $cm_src: $(tail -n 3 "$work/cm.cli" | tr '\n' ' ')"
 fi
-# The client's frames: ToS 0x08 in the IP header, PCP 5 in the tag.
+# The client's frames: ToS 0x08 (DSCP 2) in the IP header, with the ECN
+# field ECT(0) as the reaction point is on for every priority by default;
+# PCP 5 in the tag.
 frames=$(tshark -r "$cap" -d udp.port==4791,infiniband \
 	--disable-protocol rpcordma \
 	-Y 'udp.dstport == 4791 && ip.src == 10.89.100.1' \
-	-T fields -E separator=, -e vlan.id -e vlan.priority -e ip.dsfield \
-	2>/dev/null)
-bad=$(grep -vc "^100,5,0x0*8$" <<<"$frames")
+	-T fields -E separator=, -e vlan.id -e vlan.priority \
+	-e ip.dsfield.dscp -e ip.dsfield.ecn 2>/dev/null)
+bad=$(grep -vc "^100,5,2,2$" <<<"$frames")
 if [ -n "$frames" ] && [ "$bad" -eq 0 ]; then
-	ktap_diag "rdma_cm: $(wc -l <<<"$frames") frames with ToS 0x08, all VLAN 100 PCP 5"
+	ktap_diag "rdma_cm: $(wc -l <<<"$frames") frames with DSCP 2 (ToS 0x08) and ECT(0), all VLAN 100 PCP 5"
 	ktap_pass rdma_cm_tos_to_pcp
 else
-	ktap_fail rdma_cm_tos_to_pcp "$bad of $(wc -l <<<"$frames") not 100/5/ToS 8: $(sort <<<"$frames" | uniq -c | tr '\n' ' ')"
+	ktap_fail rdma_cm_tos_to_pcp "$bad of $(wc -l <<<"$frames") not VLAN 100, PCP 5, DSCP 2, ECT(0): $(sort <<<"$frames" | uniq -c | tr '\n' ' ')"
 	ktap_diag "capture: $(tshark -r "$cap" 2>&1 | wc -l) frames; $(tr '\n' ' ' <"$cap.log")"
 	tshark -r "$cap" 2>&1 | tail -n 20 | sed 's/^/#   /'
 fi
