@@ -23,6 +23,8 @@
  */
 #include <linux/kstrtox.h>
 #include <rdma/ib_sysfs.h>
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "sroce.h"
@@ -350,22 +352,32 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sroce_qp_req req = { .qpn = cpu_to_le32(ibqp->qp_num) };
 	struct sroce_qp_cc_resp resp;
+	struct nlattr *table;
 
 	if (sroce_cmd_exec(to_sdev(ibqp->device), SROCE_CMD_QUERY_QP_CC, &req,
 			   sizeof(req), &resp, sizeof(resp)))
 		return 0;
+	/* Driver attributes travel in their own nested table. */
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "cc_limited", resp.limited) ||
 	    rdma_nl_put_driver_u32(msg, "cc_prio", resp.prio) ||
 	    rdma_nl_put_driver_u64(msg, "cc_measured_kbps",
 				   le64_to_cpu(resp.measured_kbps)))
-		return -EMSGSIZE;
-	if (!resp.limited)
-		return 0;
-	if (rdma_nl_put_driver_u64(msg, "cc_rate_kbps",
-				   le64_to_cpu(resp.rate_kbps)) ||
-	    rdma_nl_put_driver_u64(msg, "cc_target_kbps",
-				   le64_to_cpu(resp.target_kbps)) ||
-	    rdma_nl_put_driver_u32(msg, "cc_alpha", le16_to_cpu(resp.alpha)))
-		return -EMSGSIZE;
+		goto err_cancel;
+	if (resp.limited &&
+	    (rdma_nl_put_driver_u64(msg, "cc_rate_kbps",
+				    le64_to_cpu(resp.rate_kbps)) ||
+	     rdma_nl_put_driver_u64(msg, "cc_target_kbps",
+				    le64_to_cpu(resp.target_kbps)) ||
+	     rdma_nl_put_driver_u32(msg, "cc_alpha",
+				    le16_to_cpu(resp.alpha))))
+		goto err_cancel;
+	nla_nest_end(msg, table);
 	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
