@@ -299,15 +299,9 @@ u16 sroce_fw_cmd_query_qp_cc(struct sroce_fw_dev *fw, const void *req,
  */
 void sroce_fw_cc_path(struct sroce_fw_dev *fw, struct sroce_fw_path *path)
 {
-	const struct sroce_fw_cc *cc;
-
-	rcu_read_lock();
-	cc = rcu_dereference(fw->cc);
-	path->prio = sroce_qos_prio(&cc->qos, path->sl, path->traffic_class);
-	if (path->net_type != SROCE_NET_ROCE_V1)
-		path->traffic_class = sroce_qos_tclass(&cc->qos, path->prio,
-						       path->traffic_class);
-	rcu_read_unlock();
+	sroce_fw_cc_path_prio(fw, path,
+			      sroce_fw_cc_prio(fw, path->sl,
+					       path->traffic_class));
 }
 
 /**
