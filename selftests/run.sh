@@ -34,10 +34,29 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 echo "== sroce selftests on $(uname -r)$([ $smoke -eq 1 ] && echo ' (smoke)')"
-"$ksft_dir/run_kselftest.sh" "${args[@]}" 2>&1 | tee "$log"
+# Each program's wall time, for the CI time split: a "# time: PROGRAM N s"
+# line after its result, and the list, slowest first, at the end.
+stamp_programs() {
+	local line start=$SECONDS
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"# selftests: sroce: "*)
+			start=$SECONDS ;;
+		"ok "*" selftests: sroce: "* | "not ok "*" selftests: sroce: "*)
+			line=${line#*selftests: sroce: }
+			printf '# time: %s %d s\n' "${line%% *}" $((SECONDS - start)) ;;
+		esac
+	done
+}
+"$ksft_dir/run_kselftest.sh" "${args[@]}" 2>&1 | stamp_programs | tee "$log"
 
 # Kept for tools/compat-table when the harness shares a directory.
 [ -n "${SROCE_OUT:-}" ] && cp "$log" "$SROCE_OUT/selftests.tap"
+
+echo "== time per program (s), slowest first"
+sed -n 's/^# time: //p' "$log" | sort -k2,2nr | awk '{ t += $2; print } END { print "total", t, "s" }'
+[ -n "${SROCE_OUT:-}" ] && sed -n 's/^# time: //p' "$log" > "$SROCE_OUT/times.txt"
 
 passed=$(grep -c '^ok .*selftests: sroce:' "$log" | head -n 1)
 skipped=$(grep -c '^ok .*selftests: sroce: .*# SKIP' "$log")
