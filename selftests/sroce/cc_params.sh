@@ -10,11 +10,13 @@
 # sysfs (ports/1/cc_params/, the stable interface), and the QoS settings
 # (ports/1/qos/: trust, dscp2prio, ECN per priority) with ConnectX's
 # defaults, read back after writes, EINVAL for what is not a setting.
+# tools/sroce-qos sets them; what it keeps (--persist) comes back when
+# the device is made again, through udev and tools/udev/90-sroce-qos.rules.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 [ -d /sys/kernel/debug/sroce ] || ktap_skip_all "no sroce debugfs"
-ktap_plan 10
+ktap_plan 11
 
 # name default min max, as Documentation/dcqcn.rst lists them
 knobs="rp_clamp_tgt_rate 0 0 1
@@ -165,6 +167,50 @@ assert s["ecn_rp"] == [1] * 8 and len(s["cc_params"]) == 20' <<<"$json" ||
 	err=$("$qos_tool" -d sroce_cc --cc np_cnp_dscp=64 2>&1) && bad+=" 64 taken"
 	[[ $err == *"Invalid argument"* ]] || bad+=" np_cnp_dscp=64: '$err'"
 	verdict sroce_qos_tool "$bad"
+fi
+
+# sroce-qos --persist and the udev rule, end to end: udevd (started here
+# if none runs) runs the rule's `sroce-qos --restore` on the device's
+# "add" event, so kept settings survive rdma link del/add; --forget
+# drops them and the device comes back with the defaults.
+udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
+rule=$(dirname "$0")/../../../tools/udev/90-sroce-qos.rules
+kept=/etc/sroce/qos/sroce_cc.json
+# re_add: the device made afresh, its "add" event handled by udevd
+re_add() {
+	rdma link del sroce_cc && link_add sroce_cc cc0 &&
+		wait_until 10 test -e "$sys/cc_params/np_cnp_dscp" &&
+		udevadm settle -t 20
+}
+if [ ! -x "$qos_tool" ] || [ ! -x "$udevd" ] || [ ! -f "$rule" ] ||
+	! command -v udevadm >/dev/null; then
+	ktap_skip settings_kept_across_link_add "no udevd, udevadm or the rule"
+elif [ -e "$kept" ]; then
+	ktap_skip settings_kept_across_link_add "$kept exists already"
+else
+	bad=''
+	if ! pgrep -x systemd-udevd >/dev/null; then
+		"$udevd" --daemon >/dev/null 2>&1 && on_exit "pkill -x systemd-udevd"
+	fi
+	mkdir -p /run/udev/rules.d
+	sed "s|/usr/sbin/sroce-qos|$(realpath "$qos_tool")|" "$rule" \
+		>/run/udev/rules.d/90-sroce-qos.rules
+	on_exit "rm -f /run/udev/rules.d/90-sroce-qos.rules; udevadm control --reload"
+	on_exit "rm -rf /etc/sroce"
+	udevadm control --reload || bad+=" no udevd"
+	"$qos_tool" -d sroce_cc --trust dscp --ecn_np 1,1,1,1,1,1,0,1 \
+		--cc np_cnp_dscp=26,rp_ai_rate=7 --persist || bad+=" --persist failed"
+	[ -s "$kept" ] || bad+=" nothing in $kept"
+	re_add || bad+=" re-add failed"
+	wait_until 10 grep -qx 26 "$sys/cc_params/np_cnp_dscp" || bad+=" np_cnp_dscp not restored"
+	[ "$(cat "$sys/qos/trust")" = dscp ] || bad+=" trust not restored"
+	[ "$(cat "$sys/qos/ecn_np_enable")" = 1,1,1,1,1,1,0,1 ] || bad+=" ecn_np not restored"
+	[ "$(cat "$sys/cc_params/rp_ai_rate")" = 7 ] || bad+=" rp_ai_rate not restored"
+	"$qos_tool" -d sroce_cc --forget && [ ! -e "$kept" ] || bad+=" --forget left $kept"
+	re_add || bad+=" second re-add failed"
+	[ "$(cat "$sys/cc_params/np_cnp_dscp")" = 48 ] && [ "$(cat "$sys/qos/trust")" = pcp ] ||
+		bad+=" forgotten settings came back"
+	verdict settings_kept_across_link_add "$bad"
 fi
 
 ktap_finish

@@ -138,6 +138,39 @@ class SroceQosTest(unittest.TestCase):
         finally:
             other.cleanup()
 
+    def test_persist_restore_forget(self):
+        state = os.path.join(self.root, "state")
+        kept = os.path.join(state, "sroce0.json")
+        status, out, _ = self.run_tool("-d", "sroce0", "--ecn_np", "0,0,0,1,0,0,0,0",
+                                       "--cc", "np_cnp_dscp=26", "--persist",
+                                       "--state-dir", state)
+        self.assertEqual((status, out), (0, ""))
+        with open(kept, encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["cc_params"]["np_cnp_dscp"], 26)
+        # The device comes back with its defaults (rdma link del/add).
+        self.fs.put("qos/ecn_np_enable", "1,1,1,1,1,1,1,1")
+        self.fs.put("cc_params/np_cnp_dscp", "48")
+        status, out, err = self.run_tool("-d", "sroce0", "--restore",
+                                         "--state-dir", state)
+        self.assertEqual((status, out, err), (0, "", ""))
+        self.assertEqual(self.fs.get("qos/ecn_np_enable"), "0,0,0,1,0,0,0,0")
+        self.assertEqual(self.fs.get("cc_params/np_cnp_dscp"), "26")
+        status, _, _ = self.run_tool("-d", "sroce0", "--forget", "--state-dir", state)
+        self.assertEqual(status, 0)
+        self.assertFalse(os.path.exists(kept))
+        # Nothing kept: --restore changes nothing and succeeds quietly.
+        self.fs.put("cc_params/np_cnp_dscp", "48")
+        status, out, err = self.run_tool("-d", "sroce0", "--restore",
+                                         "--state-dir", state)
+        self.assertEqual((status, out, err), (0, "", ""))
+        self.assertEqual(self.fs.get("cc_params/np_cnp_dscp"), "48")
+        # A kept knob the device refuses or lacks: status 1, named.
+        with open(kept, "w", encoding="utf-8") as f:
+            json.dump({"cc_params": {"rp_gone": 1}}, f)
+        status, _, err = self.run_tool("-d", "sroce0", "--restore", "--state-dir", state)
+        self.assertEqual(status, 1)
+        self.assertIn("no knob rp_gone", err)
+
 
 if __name__ == "__main__":
     unittest.main()
