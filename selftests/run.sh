@@ -4,19 +4,28 @@
 # Run the installed sroce kselftest collection (inside a test guest) with
 # the stock kselftest runner, and turn its TAP output into an exit status.
 #
-#   run.sh [--smoke] [KSFT_DIR]
+#   run.sh [--smoke | --only[=]PROGRAMS | --except[=]PROGRAMS] [KSFT_DIR]
 #
 # --smoke runs the subset that proves the module works on a kernel:
 # device add/del, port state, GIDs, verbs queries, UD and RC traffic
 # between namespaces, perftest, RDMA CM (rping, ucmatose) and rxe exclusion.
+# --only runs the programs named, separated by commas or blanks (e.g.
+# cc_testbed.sh,read_bounds.sh), --except all the others.
 set -uo pipefail
 
 smoke_tests="link_add_del.sh port_state.sh gid_table.sh verbs_query.sh ud_traffic.sh rc_traffic.sh perftest.sh rdma_cm.sh rxe_exclusion.sh"
-smoke=0
-if [ "${1:-}" = "--smoke" ]; then
-	smoke=1
-	shift
-fi
+mode=all selection=''
+case ${1:-} in
+--smoke) mode=smoke selection=$smoke_tests; shift ;;
+--only=* | --except=*)
+	mode=${1%%=*} selection=${1#*=}
+	mode=${mode#--} selection=${selection//,/ }
+	shift ;;
+--only | --except)
+	[ $# -ge 2 ] || { echo "run.sh: $1 needs a list of programs" >&2; exit 2; }
+	mode=${1#--} selection=${2//,/ }
+	shift 2 ;;
+esac
 ksft_dir=${1:-$(cd "$(dirname "$0")/.." && pwd)/build/ksft}
 [ -x "$ksft_dir/run_kselftest.sh" ] || {
 	echo "run.sh: no installed selftests in $ksft_dir (make -C selftests)" >&2
@@ -24,16 +33,28 @@ ksft_dir=${1:-$(cd "$(dirname "$0")/.." && pwd)/build/ksft}
 }
 
 args=(-c sroce)
-if [ $smoke -eq 1 ]; then
+case $mode in
+smoke | only)
 	args=()
-	for t in $smoke_tests; do
+	for t in $selection; do
 		args+=(-t "sroce:$t")
-	done
-fi
+	done ;;
+except)
+	# The stock runner has no exclusion: the collection's list, filtered.
+	args=()
+	for t in $("$ksft_dir/run_kselftest.sh" -l | sed -n 's/^sroce://p'); do
+		[[ " $selection " == *" $t "* ]] || args+=(-t "sroce:$t")
+	done ;;
+esac
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-echo "== sroce selftests on $(uname -r)$([ $smoke -eq 1 ] && echo ' (smoke)')"
+case $mode in
+all) label='' ;;
+smoke) label=' (smoke)' ;;
+*) label=" ($mode $selection)" ;;
+esac
+echo "== sroce selftests on $(uname -r)$label"
 # Each program's wall time, for the CI time split: a "# time: PROGRAM N s"
 # line after its result, and the list, slowest first, at the end.
 stamp_programs() {
