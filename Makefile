@@ -19,19 +19,23 @@
 #   make selftests        build the kselftest collection
 #   make check            install what is missing, then everything above,
 #                         DKMS builds, the guest selftests on 6.1 and on
-#                         trixie-backports' 7.x, a smoke run on bookworm-
-#                         backports' 6.12 (make check-smoke: the quick
-#                         subset) and make check-interop (sroce vs
-#                         rdma_rxe, two guests)
-#   make check-full       make check, then the collection on 6.12, smoke
-#                         runs on Debian 13's 6.12 and sid's 7.x and the
-#                         package run on 6.1 and 7.x (longer than CI's hour)
+#                         trixie-backports' 7.x (there without the long
+#                         kernel-neutral programs, NEUTRAL_SLOW) and make
+#                         check-interop (sroce vs rdma_rxe, two guests)
+#   make check-full       make check, then NEUTRAL_SLOW on 7.x, the
+#                         collection on 6.12, smoke runs (make check-smoke:
+#                         the quick subset) on Debian 13's 6.12 and sid's
+#                         7.x and the package run on 6.1 and 7.x (longer
+#                         than CI's hour)
 #   make check-package    the sroce-dkms package in a guest: install (DKMS
 #                         build), autoload, traffic, purge (PACKAGE_KVER)
 #   make upstream-rdma    fetch upstream's rdma_rxe selftests (from Debian's
 #                         newest linux-source-7.*) for upstream_rdma.sh
 #   make demo             install what is missing, boot a guest and show
-#                         two sroce devices
+#                         two sroce devices, traffic and a congestion run
+#                         (its plot in build/demo/cc-demo/)
+#   make cc-testbed       the congestion testbed in a guest: rates, queue
+#                         and CNPs plotted (build/cc-testbed/testbed.png)
 #   make deps             install the Debian packages needed (root)
 #   make deb              the sroce-dkms Debian package, in build/deb/
 #   make compat-table     Documentation/compatibility.md from the results
@@ -85,7 +89,7 @@ RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
 .PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
-	check-interop check-smoke check-package check-full compat-table demo demo-run dkms-build clean
+	check-interop check-smoke check-package check-full compat-table demo demo-run cc-testbed dkms-build clean
 
 all: module
 
@@ -182,15 +186,18 @@ fuzz:
 selftests:
 	$(MAKE) -C $(TOP)/selftests KSFT_DIR=$(KSFT_DIR)
 
-# The full collection in a guest, on GUEST_KVER (default: the 6.1 kernel).
+# The full collection in a guest, on GUEST_KVER (default: the 6.1 kernel);
+# GUEST_RUN_ARGS narrows it (selftests/run.sh --only/--except).
 GUEST_KVER ?= $(KVER_61)
+GUEST_RUN_ARGS ?=
+GUEST_OUT ?= $(GUEST_KVER)
 # The run's results (KTAP, pyverbs lists) go to build/results/<kver>/.
 check-guest: selftests
 	@test -n "$(GUEST_KVER)" || { echo "no 6.1 kernel installed" >&2; exit 1; }
 	$(MAKE) --no-print-directory module KVER=$(GUEST_KVER) KDIR=
-	rm -rf $(RESULTS)/$(GUEST_KVER) && mkdir -p $(RESULTS)/$(GUEST_KVER)
-	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(GUEST_KVER) \
-		-- $(TOP)/selftests/run.sh $(KSFT_DIR)
+	rm -rf $(RESULTS)/$(GUEST_OUT) && mkdir -p $(RESULTS)/$(GUEST_OUT)
+	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(GUEST_OUT) \
+		-- $(TOP)/selftests/run.sh $(GUEST_RUN_ARGS) $(KSFT_DIR)
 
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
 # socket netdev (tools/interop/rxe-interop).
@@ -217,6 +224,12 @@ check-smoke: selftests
 # reached 60 minutes: the 6.12 collection of check-full covers it.)
 NEWEST_SUITE ?= trixie-backports
 SMOKE_SUITES ?= trixie sid
+# Long programs whose subject is the firmware's plain C and the
+# namespaces' traffic, not what differs between kernels (the congestion
+# testbed, READ bounds of up to 256 MiB, fault storms): make check runs
+# them on 6.1 only, to keep CI within its hour (CI of fd74be7's parent:
+# 66 minutes); check-full runs them on the newest kernel too.
+NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh
 
 # Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
 # newest linux-source-7.*), into build/upstream-rdma: never committed, the
@@ -251,6 +264,7 @@ check:
 	$(call stage,collection-6.1,check-guest GUEST_KVER=$(KVER_61))
 	$(call stage,interop,check-interop)
 	$(call stage,collection-$(NEWEST_SUITE),check-guest \
+		GUEST_RUN_ARGS=--except=$(NEUTRAL_SLOW) \
 		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE)))
 	@$(TOP)/tools/compat-table > $(RESULTS)/compatibility.md
 	$(stage_total)
@@ -274,6 +288,10 @@ check-package: deb
 # smoke runs on the other suites' kernels, the package on 6.1 and the
 # newest 7.x.
 check-full: check
+	$(call stage,collection-$(NEWEST_SUITE)-neutral,check-guest \
+		GUEST_RUN_ARGS=--only=$(NEUTRAL_SLOW) \
+		GUEST_OUT=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))-neutral \
+		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE)))
 	$(call stage,collection-6.12,check-guest GUEST_KVER=$(KVER_612))
 	@set -e; for s in $(SMOKE_SUITES); do t0=$$(date +%s); \
 		$(MAKE) --no-print-directory check-smoke \
@@ -299,7 +317,18 @@ demo: deps
 
 demo-run:
 	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
-	$(VM) -k $(or $(KVER_61),$(KVER)) -t 600 -- $(TOP)/tools/demo.sh
+	rm -rf $(BUILD)/demo && mkdir -p $(BUILD)/demo
+	$(VM) -k $(or $(KVER_61),$(KVER)) -t 600 --out $(BUILD)/demo -- $(TOP)/tools/demo.sh
+
+# The congestion testbed outside the selftest, in a 6.1 guest: its CSV,
+# plot and summary in build/cc-testbed (tools/cc-testbed --help for
+# CC_TESTBED_ARGS, e.g. "--flows 3 --stagger 5 --cc rp_ai_rate=1").
+CC_TESTBED_ARGS ?=
+cc-testbed:
+	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
+	rm -rf $(BUILD)/cc-testbed && mkdir -p $(BUILD)/cc-testbed
+	$(VM) -k $(or $(KVER_61),$(KVER)) -t 900 --out $(BUILD)/cc-testbed -- \
+		$(TOP)/tools/cc-testbed --out /sroce-out $(CC_TESTBED_ARGS)
 
 bench:
 	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=

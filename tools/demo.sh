@@ -6,6 +6,18 @@
 # pair, an sroce device on each end, and what users inspect them with.
 set -euo pipefail
 
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# gid_index DEV HEX: DEV's RoCE v2 GID index of the IPv4 address ending
+# in the two groups HEX
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 f
+	for f in $(grep -l ":ffff:$2\$" "$d"/gids/*); do
+		[ "$(cat "$d/gid_attrs/types/${f##*/}")" = "RoCE v2" ] && echo "${f##*/}" && return
+	done
+	return 1
+}
+
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 
@@ -84,5 +96,27 @@ wait_for grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state
 run rdma link show sroce0/1
 dmesg | grep -E 'sroce[01]: ' | tail -n 4
 
+say "RDMA traffic: ib_send_bw's server in 'peer', its client here"
+ip netns exec peer ib_send_bw -d sroce1 -x "$(gid_index sroce1 c0a8:4d02)" -F \
+	-n 2000 > /tmp/demo-server.log 2>&1 &
+server=$!
+wait_for bash -c "ip netns exec peer ss -ltnH 'sport = :18515' | grep -q ."
+run ib_send_bw -d sroce0 -x "$(gid_index sroce0 c0a8:4d01)" -F -n 2000 192.168.77.2
+wait $server
+run rdma statistic show link sroce0/1
+
+say "QoS and DCQCN settings of sroce0, as mlnx_qos shows a ConnectX's"
+run "$top/tools/sroce-qos" -d sroce0
+
 say "Firmware command statistics of sroce0"
 run cat /sys/kernel/debug/sroce/sroce0/cmd_stats
+
+say "Congestion: two flows through a 40 Mbit/s router with RED ECN marking"
+# DCQCN's time constants scaled to this link (Documentation/dcqcn.rst);
+# the second flow starts 4 s after the first.
+out=${SROCE_OUT:-/tmp}/cc-demo
+run "$top/tools/cc-testbed" --secs 10 --stagger 4 --out "$out" \
+	--cc rp_dce_tcp_rtt=1000,rp_time_reset=20000,rp_byte_reset=0,rp_ai_rate=1 \
+	--cc rp_hai_rate=2,rp_clamp_tgt_rate=1,rp_rate_reduce_monitor_period=1000 \
+	--cc np_min_time_between_cnps=2000
+[ -n "${SROCE_OUT:-}" ] && echo "the plot: $out/testbed.png in the host's --out directory"

@@ -5,7 +5,8 @@
 # run its guest tests: both kernels (6.1 and bookworm-backports 6.12) with
 # headers, linux-source for checkpatch and the kselftest framework, QEMU,
 # DKMS and the RDMA userspace under test, mmdebstrap for the newer suites'
-# roots (tools/roots/) and dh-dkms for make deb. Idempotent and quick when all is
+# roots (tools/roots/), dh-dkms for make deb and gnuplot for the
+# congestion plots (tools/ccsim/ccplot). Idempotent and quick when all is
 # there already; needs root (or sudo).
 set -euo pipefail
 
@@ -20,7 +21,7 @@ packages=(
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3-pyverbs iproute2 iputils-ping iperf3 procps
-	ethtool tshark nvme-cli fio mmdebstrap curl debhelper dh-dkms
+	ethtool tshark nvme-cli fio mmdebstrap curl debhelper dh-dkms gnuplot-nox
 )
 backports=(linux-image-amd64 linux-headers-amd64)
 
