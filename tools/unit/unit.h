@@ -45,5 +45,6 @@ extern const struct unit_test icrc_tests[];
 extern const struct unit_test qp_state_tests[];
 extern const struct unit_test dcqcn_tests[];
 extern const struct unit_test qos_tests[];
+extern const struct unit_test pfc_tests[];
 
 #endif

@@ -19,6 +19,7 @@ static const struct unit_test *const suites[] = {
 	qp_state_tests,
 	dcqcn_tests,
 	qos_tests,
+	pfc_tests,
 };
 
 int main(int argc, char **argv)
