@@ -22,7 +22,7 @@
 /* A pause frame is a minimum frame: 60 bytes before the FCS. */
 #define SROCE_PAUSE_FRAME_LEN	60
 /* Opcode, class-enable vector, eight times: the PFC body after the type */
-#define SROCE_PFC_BODY_LEN	18
+#define SROCE_PFC_BODY_LEN	20
 /* Opcode and one time: the 802.3x body */
 #define SROCE_PAUSE_BODY_LEN	4
 /* One pause quantum is 512 bit times at the link's speed. */

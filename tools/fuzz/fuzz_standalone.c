@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <sanitizer/common_interface_defs.h>
 
+#include "lib/pfc.h"
 #include "lib/roce_hdr.h"
 #include "icrc_vectors.h"
 #include "fuzz_target.h"
@@ -173,6 +174,20 @@ static void add_seeds(void)
 			memcpy(l3 + 1 + pre, buf + 1, len - 1);
 			pool_add(l3, 1 + pre + len - 1);
 		}
+	}
+	/* A PFC XOFF and an 802.3x PAUSE body, each with buffer operations. */
+	{
+		static const u16 quanta[SROCE_PFC_NUM_PRIO] = { [3] = 0xffff };
+		static const u8 mac[SROCE_ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+		u8 frame[SROCE_PAUSE_FRAME_LEN];
+
+		sroce_pfc_build(frame, sizeof(frame), mac, 0x08, quanta);
+		buf[0] = 4;
+		memcpy(buf + 1, frame + SROCE_ETH_HLEN,
+		       SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
+		pool_add(buf, 1 + SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
+		buf[2] = SROCE_PAUSE_OPCODE;
+		pool_add(buf, 1 + SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
 	}
 }
 
@@ -333,6 +348,8 @@ int main(int argc, char **argv)
 		printf(" %llu", sroce_fuzz_stats.per_kind[a]);
 	printf("), %llu ICRCs computed, %llu matched\n",
 	       sroce_fuzz_stats.icrc_computed, sroce_fuzz_stats.icrc_matched);
+	printf("fuzz: %llu pause frames accepted, %llu buffer operations\n",
+	       sroce_fuzz_stats.pauses_parsed, sroce_fuzz_stats.buf_ops);
 	printf("fuzz: %llu iterations (seed %s), %llu inputs kept, %lds, no failures\n",
 	       iterations, argc > 2 ? argv[2] : "1", kept,
 	       (long)(time(NULL) - start));

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/pfc.h"
 #include "lib/roce_hdr.h"
 #include "fuzz_target.h"
 
@@ -165,6 +166,86 @@ static void fuzz_icrc(const u8 *p, size_t n, unsigned int l3_type)
 		    -EILSEQ);
 }
 
+/*
+ * A MAC Control body for sroce_pause_parse(): what it accepts rebuilds to
+ * the same request, and no input is read past its end. Then the same
+ * bytes as a sequence of buffer operations (4 bytes each: kind, length),
+ * after which the buffer's invariants must hold.
+ */
+static void fuzz_pause(const u8 *p, size_t n)
+{
+	u8 frame[SROCE_PAUSE_FRAME_LEN];
+	static const u8 mac[SROCE_ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+	struct sroce_pause pause, again;
+	enum sroce_pfc_action action;
+	struct sroce_pfc_buf buf;
+	unsigned int prio;
+	u64 now = 0;
+	size_t i;
+	int ret;
+
+	ret = sroce_pause_parse(p, n, &pause);
+	if (ret) {
+		FUZZ_ASSERT(ret == -EINVAL || ret == -EOPNOTSUPP);
+	} else if (pause.global) {
+		sroce_fuzz_stats.pauses_parsed++;
+		FUZZ_ASSERT(pause.enable == 0xff);
+		for (prio = 1; prio < SROCE_PFC_NUM_PRIO; prio++)
+			FUZZ_ASSERT(pause.quanta[prio] == pause.quanta[0]);
+	} else {
+		sroce_fuzz_stats.pauses_parsed++;
+		for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
+			FUZZ_ASSERT((pause.enable & (1U << prio)) ||
+				    !pause.quanta[prio]);
+		FUZZ_ASSERT(sroce_pfc_build(frame, sizeof(frame), mac,
+					    pause.enable, pause.quanta) ==
+			    SROCE_PAUSE_FRAME_LEN);
+		FUZZ_ASSERT(!sroce_pause_parse(frame + SROCE_ETH_HLEN,
+					       SROCE_PFC_BODY_LEN, &again));
+		FUZZ_ASSERT(!memcmp(&pause, &again, sizeof(pause)));
+	}
+
+	if (n < 4 || sroce_pfc_buf_init(&buf, 1U << (10 + p[0] % 12), p[1] & 1,
+					p[2], 10000, 256U << (p[3] % 6)))
+		return;
+	for (i = 4; i + 4 <= n; i += 4) {
+		u32 len = (u32)p[i + 1] << 16 | (u32)p[i + 2] << 8 | p[i + 3];
+		u32 before = buf.used;
+		bool was_paused = buf.paused;
+
+		sroce_fuzz_stats.buf_ops++;
+		now += (u64)(p[i] >> 2) * 100000;
+		switch (p[i] & 3) {
+		case 0:
+		case 1:
+			if (sroce_pfc_buf_admit(&buf, len, now, 10000, &action))
+				FUZZ_ASSERT(buf.used == before + len);
+			else
+				FUZZ_ASSERT(buf.used == before &&
+					    action == SROCE_PFC_NONE);
+			FUZZ_ASSERT(action != SROCE_PFC_SEND_XON);
+			FUZZ_ASSERT(action == SROCE_PFC_NONE ||
+				    (!was_paused && buf.paused));
+			break;
+		case 2:
+			action = sroce_pfc_buf_release(&buf, len);
+			FUZZ_ASSERT(buf.used <= before);
+			FUZZ_ASSERT(action != SROCE_PFC_SEND_XOFF);
+			FUZZ_ASSERT(action == SROCE_PFC_NONE ||
+				    (was_paused && !buf.paused));
+			break;
+		default:
+			action = sroce_pfc_buf_tick(&buf, now, 10000);
+			FUZZ_ASSERT(action != SROCE_PFC_SEND_XON);
+			FUZZ_ASSERT(action == SROCE_PFC_NONE || buf.paused);
+			break;
+		}
+		FUZZ_ASSERT(buf.used <= buf.size);
+		FUZZ_ASSERT(!buf.paused || buf.xoff);
+		FUZZ_ASSERT(!buf.paused || buf.used >= buf.xon);
+	}
+}
+
 /**
  * sroce_fuzz_one() - run one fuzz input
  * @data: selector byte followed by the packet bytes
@@ -176,6 +257,10 @@ void sroce_fuzz_one(const uint8_t *data, size_t size)
 
 	if (!size)
 		return;
+	if ((data[0] & 7) == 4) {
+		fuzz_pause(data + 1, size - 1);
+		return;
+	}
 	mode = data[0] & 3;
 	if (mode == 0)
 		fuzz_transport(data + 1, size - 1);

@@ -44,14 +44,17 @@ static void test_pfc_parse_roundtrip(void)
 		CHECK_EQ(p.quanta[prio], (0xa5 & (1U << prio)) ? quanta[prio] : 0);
 	/* The vector's reserved upper octet is ignored. */
 	frame[SROCE_ETH_HLEN + 2] = 0xff;
-	CHECK_EQ(sroce_pause_parse(frame + SROCE_ETH_HLEN, 18, &p), 0);
+	CHECK_EQ(sroce_pause_parse(frame + SROCE_ETH_HLEN, SROCE_PFC_BODY_LEN,
+				   &p), 0);
 	CHECK_EQ(p.enable, 0xa5);
+	CHECK_EQ(p.quanta[7], 0xffff);		/* the last time, bytes 18-19 */
 }
 
 static void test_pause_parse_bounds(void)
 {
 	static const u8 pause[4] = { 0x00, 0x01, 0x01, 0x00 };
-	static const u8 pfc_short[17] = { 0x01, 0x01, 0x00, 0x01 };
+	/* Opcode, vector, seven and a half times: one byte short. */
+	static const u8 pfc_short[SROCE_PFC_BODY_LEN - 1] = { 0x01, 0x01, 0x00, 0x80 };
 	static const u8 other[4] = { 0x00, 0x02 };	/* not a pause */
 	struct sroce_pause p;
 	unsigned int prio;
