@@ -18,7 +18,7 @@
 require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 command -v tc >/dev/null || ktap_skip_all "tc missing"
-ktap_plan 14
+ktap_plan 15
 
 # The bottleneck, well below what sroce reaches between namespaces here.
 RATE=${SROCE_CC_RATE:-40mbit}
@@ -227,13 +227,20 @@ if [ $ok -eq 1 ] && [ "$drops" -eq 0 ] && [ "$h1" -gt 0 ] && [ "$h2" -gt 0 ]; th
 else
 	ktap_fail "scaled knobs: both flows slowed by CNPs, no drop"
 fi
-# The queue level is reported, not asserted: under TCG the router's htb
-# serves between 15 and 25 Mbit/s as the CPUs allow, and in some runs
-# the limiters trail it for seconds, leaving the queue where the send
-# windows put it (mean 51 to 99 KB here, against 100 to 136 KB with the
-# defaults). ccsim shows the queue held near RED's minimum threshold on a
-# link whose rate holds still (Documentation/dcqcn.rst).
-ktap_diag "mean queue: scaled knobs $qmean B, defaults $qdefault B (RED marks from 15000 B)"
+# The queue DCQCN is to hold near the marking thresholds. A known
+# failure where it is not: under TCG the router's htb serves between 15
+# and 25 Mbit/s as the CPUs allow, and in some runs the limiters trail it
+# for seconds, leaving the queue where the send windows put it (means of
+# 1 to 38 KB on 2026-12-02, 51 to 99 KB on 2026-12-03, against 100 to
+# 136 KB with the defaults). ccsim shows the queue held near RED's
+# minimum threshold on a link whose rate holds still (dcqcn.rst).
+ktap_diag "mean queue: scaled knobs $qmean B, defaults $qdefault B (RED marks 15000 to 60000 B)"
+if [ "$qmean" -ge 0 ] && [ "$qmean" -le 60000 ] && [ "$qmean" -lt "$qdefault" ]; then
+	ktap_pass "scaled knobs: the mean queue stays below RED's max threshold"
+else
+	ktap_todo "scaled knobs: the mean queue stays below RED's max threshold" \
+		"$qmean B: the router's rate varies under TCG (cc_testbed.sh)"
+fi
 # The limiter as rdma resource shows it (restrack driver attributes).
 res=$(grep 'cc_limited 1' "$cap.res" | grep -m1 'cc_rate_kbps [1-9]')
 ktap_diag "sender 1's QPs while limited: ${res:-none seen}"
