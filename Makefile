@@ -255,7 +255,7 @@ stage_total = @awk '{ s += $$(NF - 1) } END { printf "== stages: %d s (%.1f min)
 
 # Stages run in this order; the first failure stops the run.
 check:
-	@mkdir -p $(RESULTS) && rm -f $(STAGE_TIMES)
+	@mkdir -p $(RESULTS) && rm -f $(STAGE_TIMES) && rm -rf $(RESULTS)/*-neutral
 	$(call stage,deps,deps)
 	$(call stage,modules-all,modules-all)
 	$(call stage,modules-roots,modules-roots)

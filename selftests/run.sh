@@ -32,6 +32,17 @@ ksft_dir=${1:-$(cd "$(dirname "$0")/.." && pwd)/build/ksft}
 	exit 2
 }
 
+# A selection that names no program, or one not in the collection, is an
+# error: an empty list would run everything, a stale name nothing.
+if [ "$mode" != all ]; then
+	known=" $("$ksft_dir/run_kselftest.sh" -l | sed -n 's/^sroce://p' | tr '\n' ' ')"
+	[ -n "${selection// }" ] || { echo "run.sh: --$mode names no program" >&2; exit 2; }
+	for t in $selection; do
+		[[ $known == *" $t "* ]] ||
+			{ echo "run.sh: $t is not in the collection" >&2; exit 2; }
+	done
+fi
+
 args=(-c sroce)
 case $mode in
 smoke | only)
@@ -44,7 +55,9 @@ except)
 	args=()
 	for t in $("$ksft_dir/run_kselftest.sh" -l | sed -n 's/^sroce://p'); do
 		[[ " $selection " == *" $t "* ]] || args+=(-t "sroce:$t")
-	done ;;
+	done
+	[ ${#args[@]} -gt 0 ] ||
+		{ echo "run.sh: --except leaves no program" >&2; exit 2; } ;;
 esac
 
 log=$(mktemp)

@@ -6,6 +6,14 @@
  */
 #include "pfc.h"
 
+/* 64-bit division: 32-bit kernels have no libgcc to do it for them. */
+#ifdef __KERNEL__
+#include <linux/math64.h>
+#define pfc_div(a, b) div64_u64(a, b)
+#else
+#define pfc_div(a, b) ((a) / (b))
+#endif
+
 /* The MAC Control address, link-local: a bridge never forwards it. */
 const u8 sroce_pause_dest[SROCE_ETH_ALEN] = {
 	0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
@@ -137,7 +145,7 @@ u64 sroce_pause_quanta_ns(u32 quanta, u32 speed_mbps)
 	u32 speed = pfc_speed(speed_mbps);
 
 	/* bits / (Mbit/s) is microseconds: times 1000 for nanoseconds. */
-	return (bits * 1000 + speed - 1) / speed;
+	return pfc_div(bits * 1000 + speed - 1, speed);
 }
 
 /**
@@ -161,7 +169,7 @@ u32 sroce_pfc_headroom(u32 cable_len_m, u32 speed_mbps, u32 mtu)
 	if (gbps < SROCE_PFC_HEADROOM_MIN_GBPS)
 		gbps = SROCE_PFC_HEADROOM_MIN_GBPS;
 	hundredths = (30100 + 216 * (u64)cable_len_m) * gbps + 272 * (u64)mtu;
-	hundredths = (hundredths + 99) / 100;
+	hundredths = pfc_div(hundredths + 99, 100);
 	return hundredths > (u32)~0U ? (u32)~0U : (u32)hundredths;
 }
 

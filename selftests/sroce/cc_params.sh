@@ -190,13 +190,14 @@ elif [ -e "$kept" ]; then
 else
 	bad=''
 	if ! pgrep -x systemd-udevd >/dev/null; then
-		"$udevd" --daemon >/dev/null 2>&1 && on_exit "pkill -x systemd-udevd"
+		"$udevd" --daemon >/dev/null 2>&1 && on_exit "udevadm control --exit"
 	fi
 	mkdir -p /run/udev/rules.d
 	sed "s|/usr/sbin/sroce-qos|$(realpath "$qos_tool")|" "$rule" \
 		>/run/udev/rules.d/90-sroce-qos.rules
 	on_exit "rm -f /run/udev/rules.d/90-sroce-qos.rules; udevadm control --reload"
-	on_exit "rm -rf /etc/sroce"
+	# Only what this case wrote: a user's own files there stay.
+	on_exit "rm -f $kept; rmdir /etc/sroce/qos /etc/sroce 2>/dev/null"
 	udevadm control --reload || bad+=" no udevd"
 	"$qos_tool" -d sroce_cc --trust dscp --ecn_np 1,1,1,1,1,1,0,1 \
 		--cc np_cnp_dscp=26,rp_ai_rate=7 --persist || bad+=" --persist failed"

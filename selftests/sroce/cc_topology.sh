@@ -107,7 +107,7 @@ cct_up() {
 
 cct_down() {
 	local ns
-	rdma link show 2>/dev/null | awk '$2 ~ /^sroce_cc/ { sub("/.*", "", $2); print $2 }' |
+	rdma link show 2>/dev/null | awk '$2 ~ /^sroce_cc(s[0-9]+|r)\// { sub("/.*", "", $2); print $2 }' |
 		xargs -r -n 1 rdma link del 2>/dev/null
 	for ns in $(ip netns list | awk '$1 ~ /^cc(s[0-9]+|r|rt)$/ { print $1 }'); do
 		ip netns pids "$ns" | xargs -r kill 2>/dev/null

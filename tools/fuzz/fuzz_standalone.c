@@ -186,7 +186,9 @@ static void add_seeds(void)
 		memcpy(buf + 1, frame + SROCE_ETH_HLEN,
 		       SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
 		pool_add(buf, 1 + SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
-		buf[2] = SROCE_PAUSE_OPCODE;
+		/* The same body as an 802.3x PAUSE: opcode 0x0001. */
+		buf[1] = SROCE_PAUSE_OPCODE >> 8;
+		buf[2] = SROCE_PAUSE_OPCODE & 0xff;
 		pool_add(buf, 1 + SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
 	}
 }
