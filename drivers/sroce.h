@@ -555,6 +555,7 @@ void sroce_ring_free(struct sroce_dev *sdev,
 /* sroce_qos.c */
 extern const struct attribute_group *sroce_port_groups[];
 void sroce_qos_sysfs_init(void);
+void sroce_stats_init(void);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* sroce_debugfs.c */

@@ -279,6 +279,7 @@ static int __init sroce_init(void)
 	int err;
 
 	sroce_qos_sysfs_init();
+	sroce_stats_init();
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
 	if (!sroce_wq)
 		return -ENOMEM;

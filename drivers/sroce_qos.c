@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * sroce congestion-control and QoS settings in sysfs: the stable
+ * sroce congestion-control, QoS and PFC settings in sysfs: the stable
  * interface (debugfs cc_params/ mirrors mlx5's for its users, but
  * debugfs is not an ABI and is often not mounted). Under the port, as
  * MLNX_OFED's per-priority ECN switches are under the netdev:
@@ -13,6 +13,8 @@
  *       per priority 0..7, the reaction point (ECT(0) and CNP handling)
  *   /sys/class/infiniband/DEV/ports/1/qos/ecn_np_enable  the same for the
  *       notification point (CNPs for CE marks)
+ *   /sys/class/infiniband/DEV/ports/1/pfc/enable  "0,0,0,1,0,0,0,0": per
+ *       priority, PFC on (mlnx_qos --pfc); all off: 802.3x PAUSE obeyed
  *
  * Reads query the firmware, writes program it by command; a refused
  * value gets EINVAL and one rate-limited line naming device and file.
@@ -311,10 +313,54 @@ static const struct attribute_group sroce_qos_group = {
 	.attrs = sroce_qos_attrs,
 };
 
+static ssize_t sroce_pfc_enable_show(struct ib_device *ibdev, u32 port,
+				     struct ib_port_attribute *attr, char *buf)
+{
+	struct sroce_pfc_cfg cfg;
+	int err;
+
+	err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_QUERY_PFC, NULL, 0,
+			     &cfg, sizeof(cfg));
+	return err ? err : sroce_prio_mask_show(buf, cfg.enable);
+}
+
+static ssize_t sroce_pfc_enable_store(struct ib_device *ibdev, u32 port,
+				      struct ib_port_attribute *attr,
+				      const char *buf, size_t count)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_pfc_cfg cfg = {};
+	int err;
+
+	if (sroce_prio_mask_parse(buf, &cfg.enable)) {
+		ibdev_warn_ratelimited(ibdev,
+				       "pfc/enable: expected eight comma-separated 0 or 1, priority 0 first\n");
+		return -EINVAL;
+	}
+	mutex_lock(&sdev->qos_mutex);
+	err = sroce_cmd_exec(sdev, SROCE_CMD_SET_PFC, &cfg, sizeof(cfg), NULL, 0);
+	mutex_unlock(&sdev->qos_mutex);
+	return err ? err : count;
+}
+
+static struct ib_port_attribute sroce_pfc_enable_attr =
+	__ATTR(enable, 0644, sroce_pfc_enable_show, sroce_pfc_enable_store);
+
+static struct attribute *sroce_pfc_attrs[] = {
+	&sroce_pfc_enable_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group sroce_pfc_group = {
+	.name = "pfc",
+	.attrs = sroce_pfc_attrs,
+};
+
 /* ib_device_ops.port_groups */
 const struct attribute_group *sroce_port_groups[] = {
 	&sroce_cc_group,
 	&sroce_qos_group,
+	&sroce_pfc_group,
 	NULL,
 };
 

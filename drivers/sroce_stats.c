@@ -2,7 +2,8 @@
 /*
  * sroce port counters: read from the firmware with QUERY_STATS, shown by
  * `rdma statistic` (hw_counters) under the names rdma_rxe and mlx5 users
- * know, and answered to Performance Management GETs (the PMA), which
+ * know (with mlx5's per-priority flow-control counters, from
+ * QUERY_PFC_STATS), and answered to Performance Management GETs (the PMA), which
  * ib_core turns into ports/N/counters/ (port_xmit_data and the rest, as
  * on every HCA) and which perfquery can ask for over the wire.
  */
@@ -11,7 +12,26 @@
 #include <rdma/ib_pma.h>
 #include "sroce.h"
 
-static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
+/* hw_counters: the port counters, then PFC's per priority, then PFC's port-wide */
+#define SROCE_HW_PFC_PRIO(prio, stat) \
+	(SROCE_NUM_STATS + (prio) * SROCE_PFC_NUM_PRIO_STATS + (stat))
+#define SROCE_HW_PFC_PORT(stat) \
+	(SROCE_HW_PFC_PRIO(SROCE_NUM_PRIO, 0) + (stat))
+#define SROCE_HW_NUM_STATS	SROCE_HW_PFC_PORT(SROCE_PFC_NUM_PORT_STATS)
+
+/* "rx_prio3_pause" and the rest, written by sroce_stats_init() */
+static const char *const sroce_pfc_prio_formats[SROCE_PFC_NUM_PRIO_STATS] = {
+	[SROCE_PFC_RX_PAUSE] = "rx_prio%u_pause",
+	[SROCE_PFC_RX_PAUSE_DURATION] = "rx_prio%u_pause_duration",
+	[SROCE_PFC_RX_PAUSE_TRANSITION] = "rx_prio%u_pause_transition",
+	[SROCE_PFC_TX_PAUSE] = "tx_prio%u_pause",
+	[SROCE_PFC_TX_PAUSE_DURATION] = "tx_prio%u_pause_duration",
+	[SROCE_PFC_RX_BUF_DISCARD] = "rx_prio%u_buf_discard",
+};
+
+static char sroce_pfc_prio_names[SROCE_NUM_PRIO][SROCE_PFC_NUM_PRIO_STATS][32];
+
+static struct rdma_stat_desc sroce_stat_descs[SROCE_HW_NUM_STATS] = {
 	[SROCE_STAT_TX_PKTS].name = "sent_pkts",
 	[SROCE_STAT_RX_PKTS].name = "rcvd_pkts",
 	[SROCE_STAT_RX_ICRC_ERR].name = "rx_icrc_encapsulated",
@@ -40,7 +60,33 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 	[SROCE_STAT_NP_CNP_SENT].name = "np_cnp_sent",
 	[SROCE_STAT_RP_CNP_HANDLED].name = "rp_cnp_handled",
 	[SROCE_STAT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
+	[SROCE_HW_PFC_PORT(SROCE_PFC_RX_PAUSE_CTRL_PHY)].name =
+		"rx_pause_ctrl_phy",
+	[SROCE_HW_PFC_PORT(SROCE_PFC_TX_PAUSE_CTRL_PHY)].name =
+		"tx_pause_ctrl_phy",
+	[SROCE_HW_PFC_PORT(SROCE_PFC_TX_PAUSE_STORM_WARNING)].name =
+		"tx_pause_storm_warning_events",
+	[SROCE_HW_PFC_PORT(SROCE_PFC_TX_PAUSE_STORM_ERROR)].name =
+		"tx_pause_storm_error_events",
 };
+
+/**
+ * sroce_stats_init() - name the per-priority counters (once, at module
+ * load, before any device registers)
+ */
+void sroce_stats_init(void)
+{
+	unsigned int prio, i;
+
+	for (prio = 0; prio < SROCE_NUM_PRIO; prio++)
+		for (i = 0; i < SROCE_PFC_NUM_PRIO_STATS; i++) {
+			char *name = sroce_pfc_prio_names[prio][i];
+
+			snprintf(name, sizeof(sroce_pfc_prio_names[0][0]),
+				 sroce_pfc_prio_formats[i], prio);
+			sroce_stat_descs[SROCE_HW_PFC_PRIO(prio, i)].name = name;
+		}
+}
 
 /**
  * sroce_alloc_hw_port_stats() - ib_device_ops.alloc_hw_port_stats
@@ -52,7 +98,7 @@ static const struct rdma_stat_desc sroce_stat_descs[SROCE_NUM_STATS] = {
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port)
 {
-	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_NUM_STATS,
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_HW_NUM_STATS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -68,8 +114,10 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
+	struct sroce_pfc_stats_req preq = {};
 	struct sroce_query_stats_resp resp;
-	unsigned int i;
+	struct sroce_pfc_stats_resp presp;
+	unsigned int i, prio;
 	int err;
 
 	err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_QUERY_STATS, NULL, 0,
@@ -78,7 +126,19 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		return err;
 	for (i = 0; i < SROCE_NUM_STATS; i++)
 		stats->value[i] = le64_to_cpu(resp.counter[i]);
-	return SROCE_NUM_STATS;
+	for (prio = 0; prio < SROCE_NUM_PRIO; prio++) {
+		preq.prio = prio;
+		err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_QUERY_PFC_STATS,
+				     &preq, sizeof(preq), &presp, sizeof(presp));
+		if (err)
+			return err;
+		for (i = 0; i < SROCE_PFC_NUM_PRIO_STATS; i++)
+			stats->value[SROCE_HW_PFC_PRIO(prio, i)] =
+				le64_to_cpu(presp.prio[i]);
+	}
+	for (i = 0; i < SROCE_PFC_NUM_PORT_STATS; i++)
+		stats->value[SROCE_HW_PFC_PORT(i)] = le64_to_cpu(presp.port[i]);
+	return SROCE_HW_NUM_STATS;
 }
 
 static u64 sroce_stat(const struct sroce_query_stats_resp *st,

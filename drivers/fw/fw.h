@@ -29,6 +29,7 @@
 #include "lib/roce_hdr.h"
 #include "lib/dcqcn.h"
 #include "lib/qos.h"
+#include "lib/pfc.h"
 
 #define SROCE_FW_VERSION_MAJOR		0
 #define SROCE_FW_VERSION_MINOR		1
@@ -193,23 +194,46 @@ struct sroce_fw_srq {
 };
 
 /* Transmit priorities of the port: the 802.1p priorities. */
-#define SROCE_FW_NUM_PRIO	8
+#define SROCE_FW_NUM_PRIO	SROCE_NUM_PRIO
+
+/**
+ * struct sroce_fw_pause - the link partner's pause of one priority
+ *	(fw_pfc.c), under the scheduler's lock
+ * @timer: ends the pause when its time is up (softirq)
+ * @until_ns: while paused, when the time asked runs out
+ * @since_ns: while paused, when the pause began
+ * @fw: the function
+ * @prio: the priority
+ */
+struct sroce_fw_pause {
+	struct hrtimer timer;
+	u64 until_ns;
+	u64 since_ns;
+	struct sroce_fw_dev *fw;
+	u8 prio;
+};
 
 /**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
- * @lock: protects @ready, @ready_mask, @rr_prio, @running and the sched_*
- *	  fields of QPs; taken in any context (irqsave), innermost: nothing
- *	  is locked under it
+ * @lock: protects @ready, @ready_mask, @paused_mask, @pause, @rr_prio,
+ *	  @running and the sched_* fields of QPs; taken in any context
+ *	  (irqsave), innermost: nothing is locked under it (the pause timers
+ *	  are started under it: hrtimer bases lock inside)
  * @ready: per priority, the QPs with something to send, round robin
  * @ready_mask: bit N set while @ready[N] is not empty
+ * @paused_mask: bit N set while the link partner pauses priority N: its
+ *		 list is not served and its QPs take no direct turn
+ * @pause: per priority, the pause in force
  * @rr_prio: the priority whose list is served first at the next pick
  * @running: some context is serving the lists
  * @work: serves the lists when the context that found them had to hand over
  */
 struct sroce_fw_sched {
-	spinlock_t lock; /* ready lists, mask, running, QPs' sched_*: any ctx */
+	spinlock_t lock; /* lists, masks, pauses, running, QPs' sched_*: any ctx */
 	struct list_head ready[SROCE_FW_NUM_PRIO];
 	u8 ready_mask;
+	u8 paused_mask;
+	struct sroce_fw_pause pause[SROCE_FW_NUM_PRIO];
 	u8 rr_prio;
 	bool running;
 	struct work_struct work;
@@ -353,6 +377,9 @@ struct sroce_fw_path {
  *		   NAK came since the last rewind
  * @retry_deadline: RC: when (jiffies) the transport timer expires, later
  *		    than the timer itself after ACKs made progress
+ * @retry_paused_ns: RC: the QP's priority's paused time (rx pause
+ *		     duration, ns) when @retry_deadline was last set or moved:
+ *		     what was paused since moves the deadline on
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
@@ -447,6 +474,7 @@ struct sroce_fw_qp {
 	u8 retry_left;
 	bool retry_restart;
 	unsigned long retry_deadline;
+	u64 retry_paused_ns;
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
@@ -744,6 +772,12 @@ struct sroce_fw_cc {
  * @ahs: address handles by ah_num
  * @srqs: shared receive queues by number
  * @stats: port counters, enum sroce_stat
+ * @pfc_enable: the priorities whose transmit obeys 802.1Qbb pauses (0:
+ *		802.3x PAUSE for all), as SET_PFC set them; written under
+ *		@cc_mutex, read without a lock by the pause handler
+ * @pfc_stats: per priority, enum sroce_pfc_prio_stat; the durations in
+ *	       nanoseconds (QUERY_PFC_STATS reports microseconds)
+ * @pfc_port_stats: enum sroce_pfc_port_stat
  * @mr_lock: serializes the writers of fast-registration regions and
  *	     windows: @key and @cur of their struct sroce_fw_mkey; taken
  *	     with BHs off by the transmit path (registration, invalidation,
@@ -758,7 +792,8 @@ struct sroce_fw_cc {
  *              processor only
  * @qpn_next: where the cyclic QP number allocation continues; command
  *	      processor only
- * @cc_mutex: serializes the writers of @cc_params, @qos and @cc: the
+ * @cc_mutex: serializes the writers of @cc_params, @qos, @cc and
+ *	      @pfc_enable: the
  *	      command processor and the link-speed sampling (process
  *	      context; taken under RTNL by the latter)
  * @cc_params: congestion-control knobs, by enum sroce_cc_param; under
@@ -811,7 +846,10 @@ struct sroce_fw_dev {
 	struct xarray ahs;
 	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
-	struct mutex cc_mutex; /* cc_params, qos, cc writers; process ctx */
+	u8 pfc_enable;
+	atomic64_t pfc_stats[SROCE_FW_NUM_PRIO][SROCE_PFC_NUM_PRIO_STATS];
+	atomic64_t pfc_port_stats[SROCE_PFC_NUM_PORT_STATS];
+	struct mutex cc_mutex; /* cc_params, qos, cc, pfc_enable writers; process ctx */
 	u32 cc_params[SROCE_NUM_CC_PARAMS];
 	struct sroce_qos qos;
 	struct sroce_fw_cc __rcu *cc;
@@ -846,6 +884,8 @@ void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,
 					 const u8 gid[SROCE_GID_LEN],
 					 u8 gid_type, u16 *vlan_id);
+void sroce_fw_port_pause_rx(const struct net_device *ndev,
+			    const struct sroce_pause *pause);
 int sroce_fw_port_init(void);
 void sroce_fw_port_exit(void);
 void sroce_fw_port_attach(struct sroce_fw_dev *fw);
@@ -897,6 +937,33 @@ static inline bool sroce_fw_tx_hold(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp)
 {
 	return unlikely(qp->rp.active) && sroce_fw_rp_hold(fw, qp);
+}
+
+/* fw_pfc.c */
+void sroce_fw_pfc_init(struct sroce_fw_dev *fw);
+void sroce_fw_pfc_stop(struct sroce_fw_dev *fw);
+void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
+u16 sroce_fw_cmd_query_pfc(struct sroce_fw_dev *fw, const void *req,
+			   void *resp);
+u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
+			 void *resp);
+u16 sroce_fw_cmd_query_pfc_stats(struct sroce_fw_dev *fw, const void *req,
+				 void *resp);
+
+/* Whether the link partner pauses priority @prio now. Lockless: a hint. */
+static inline bool sroce_fw_prio_paused(const struct sroce_fw_dev *fw,
+					unsigned int prio)
+{
+	return READ_ONCE(fw->sched.paused_mask) &
+	       BIT(prio % SROCE_FW_NUM_PRIO);
+}
+
+/* Nanoseconds priority @prio was held by pauses that ended. */
+static inline u64 sroce_fw_prio_paused_ns(struct sroce_fw_dev *fw,
+					  unsigned int prio)
+{
+	return atomic64_read(&fw->pfc_stats[prio % SROCE_FW_NUM_PRIO]
+				       [SROCE_PFC_RX_PAUSE_DURATION]);
 }
 
 /* fw_gid.c */

@@ -578,7 +578,8 @@ void sroce_fw_rp_cnp(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  * Send a CNP from QP @qpn to QP @dest_qpn along @path (which leads to the
  * QP that sent the marked packet, @prio the priority that packet had): BECN set, no
  * PSN, 16 zero bytes; DSCP np_cnp_dscp, Not-ECT, and the priority
- * np_cnp_prio (np_cnp_prio_mode 0) or @prio (1). Not paced.
+ * np_cnp_prio (np_cnp_prio_mode 0) or @prio (1). Not paced; not sent
+ * while that priority is paused (PFC).
  */
 static void sroce_fw_send_cnp(struct sroce_fw_dev *fw,
 			      const struct sroce_fw_cc *cc, u32 qpn,
@@ -597,6 +598,12 @@ static void sroce_fw_send_cnp(struct sroce_fw_dev *fw,
 	path->traffic_class = cc->cnp_tclass;
 	path->sl = cc->cnp_prio_mode ? prio : cc->cnp_prio;
 	path->prio = path->sl;
+	/*
+	 * A CNP's priority paused by the link partner: no queue keeps it
+	 * (it belongs to no QP of ours to wait on); the next mark asks again.
+	 */
+	if (sroce_fw_prio_paused(fw, path->prio))
+		return;
 	skb = sroce_fw_tx_alloc(fw, &f, &payload);
 	if (IS_ERR(skb))
 		return;

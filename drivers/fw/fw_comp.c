@@ -85,8 +85,10 @@ void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart)
 	/* A pending timer finds nothing outstanding and stops by itself. */
 	if (!sroce_fw_outstanding(qp) || !qp->attr.timeout)
 		return;
-	if (restart || !pending)
+	if (restart || !pending) {
 		qp->retry_deadline = jiffies + sroce_fw_retry_jiffies(qp);
+		qp->retry_paused_ns = sroce_fw_prio_paused_ns(qp->fw, qp->prio);
+	}
 	if (!pending)
 		mod_timer(&qp->retry_timer, qp->retry_deadline);
 }
@@ -111,6 +113,33 @@ void sroce_fw_retry_defer(struct sroce_fw_qp *qp, u64 wait_ns)
 		   sroce_fw_retry_jiffies(qp);
 	if (time_after(deadline, qp->retry_deadline))
 		qp->retry_deadline = deadline;
+}
+
+/*
+ * Whether the transport timer of @qp, due now, is to wait because its
+ * priority was paused by the link partner (PFC) since the deadline was
+ * set: the time paused does not count. While a pause lasts, the timer
+ * sleeps a timeout at a time; when it has ended, the deadline moves on
+ * by what it lasted. Caller holds qp->lock.
+ */
+static bool sroce_fw_retry_paused(struct sroce_fw_qp *qp)
+{
+	u64 paused;
+
+	if (sroce_fw_prio_paused(qp->fw, qp->prio)) {
+		mod_timer(&qp->retry_timer,
+			  jiffies + sroce_fw_retry_jiffies(qp));
+		return true;
+	}
+	paused = sroce_fw_prio_paused_ns(qp->fw, qp->prio);
+	if (paused == qp->retry_paused_ns)
+		return false;
+	qp->retry_deadline += nsecs_to_jiffies(paused - qp->retry_paused_ns);
+	qp->retry_paused_ns = paused;
+	if (!time_before(jiffies, qp->retry_deadline))
+		return false;
+	mod_timer(&qp->retry_timer, qp->retry_deadline);
+	return true;
 }
 
 /*
@@ -145,6 +174,8 @@ void sroce_fw_retry_timer(struct timer_list *t)
 		mod_timer(&qp->retry_timer, qp->retry_deadline);
 		goto out_unlock;
 	}
+	if (sroce_fw_retry_paused(qp))
+		goto out_unlock;
 	sroce_fw_count(fw, SROCE_STAT_ACK_TIMEOUT);
 	if (!qp->retry_left) {
 		sroce_fw_count(fw, SROCE_STAT_RETRY_EXC);

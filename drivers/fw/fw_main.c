@@ -50,6 +50,9 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_QUERY_QOS] = sroce_fw_cmd_query_qos,
 	[SROCE_CMDI_SET_QOS] = sroce_fw_cmd_set_qos,
 	[SROCE_CMDI_QUERY_QP_CC] = sroce_fw_cmd_query_qp_cc,
+	[SROCE_CMDI_QUERY_PFC] = sroce_fw_cmd_query_pfc,
+	[SROCE_CMDI_SET_PFC] = sroce_fw_cmd_set_pfc,
+	[SROCE_CMDI_QUERY_PFC_STATS] = sroce_fw_cmd_query_pfc_stats,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -334,6 +337,7 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	INIT_WORK(&fw->cmd_work, sroce_fw_cmd_work);
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
 	sroce_fw_sched_init(fw);
+	sroce_fw_pfc_init(fw);
 	spin_lock_init(&fw->eq_lock);
 	INIT_LIST_HEAD(&fw->eq_backlog);
 	init_waitqueue_head(&fw->fault_wait);
@@ -397,6 +401,8 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_mcgs_destroy(fw);
 	sroce_fw_mrs_destroy(fw);
 	sroce_fw_ahs_destroy(fw);
+	/* Their callbacks run the scheduler: before its work is stopped. */
+	sroce_fw_pfc_stop(fw);
 	sroce_fw_sched_stop(fw);
 	/* Last: QP timers and completions above could still have queued it. */
 	cancel_work_sync(&fw->event_irq_work);

@@ -21,6 +21,9 @@
  * dev_queue_xmit() to the MAC address of the path (frames to the device's
  * own address are received again through netif_rx()), received by a
  * packet handler on the netdev the GID lives on or a VLAN of it.
+ *
+ * MAC Control frames (0x8808, pause) have a packet handler too: they
+ * pause the port's transmit priorities (fw_pfc.c).
  */
 #include <linux/atomic.h>
 #include <linux/crc32.h>
@@ -264,6 +267,40 @@ drop:
 static struct packet_type sroce_fw_v1_packet_type = {
 	.type = cpu_to_be16(SROCE_ROCE_V1_ETHERTYPE),
 	.func = sroce_fw_rx_v1,
+};
+
+/*
+ * MAC Control (ethertype 0x8808): pause frames for the port's transmit
+ * (fw_pfc.c). Addressed to the MAC Control group or to the netdev; a
+ * frame that is neither, or that is not PFC or PAUSE, is not ours.
+ */
+static int sroce_fw_rx_pause(struct sk_buff *skb, struct net_device *dev,
+			     struct packet_type *pt,
+			     struct net_device *orig_dev)
+{
+	struct net_device *port = is_vlan_dev(dev) ? vlan_dev_real_dev(dev) :
+						     dev;
+	u8 copy[SROCE_PFC_BODY_LEN];
+	struct sroce_pause pause;
+	unsigned int len;
+	const u8 *body;
+
+	len = min_t(unsigned int, skb->len, sizeof(copy));
+	body = skb_header_pointer(skb, 0, len, copy);
+	if (skb_mac_header_was_set(skb) && body &&
+	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, port->dev_addr) &&
+	    !sroce_pause_parse(body, len, &pause)) {
+		rcu_read_lock();
+		sroce_fw_port_pause_rx(port, &pause);
+		rcu_read_unlock();
+	}
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static struct packet_type sroce_fw_pause_packet_type = {
+	.type = cpu_to_be16(SROCE_MAC_CONTROL_TYPE),
+	.func = sroce_fw_rx_pause,
 };
 
 static int sroce_fw_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
@@ -769,7 +806,7 @@ err_drop:
 
 /**
  * sroce_fw_net_init() - claim UDP port 4791 in every network namespace
- * and the RoCE v1 ethertype
+ * and the RoCE v1 and MAC Control ethertypes
  *
  * Return: 0; -EADDRINUSE if another stack holds the port in the initial
  * namespace; another negative errno on failure.
@@ -791,6 +828,7 @@ int sroce_fw_net_init(void)
 	if (err)
 		return err;
 	dev_add_pack(&sroce_fw_v1_packet_type);
+	dev_add_pack(&sroce_fw_pause_packet_type);
 	return 0;
 }
 
@@ -812,7 +850,8 @@ void sroce_fw_net_exit(void)
 		tasklet_kill(&lb->tasklet);
 		sroce_fw_loopback_purge(lb);
 	}
-	/* Waits until no packet is in the handler any more. */
+	/* Each waits until no packet is in the handler any more. */
+	dev_remove_pack(&sroce_fw_pause_packet_type);
 	dev_remove_pack(&sroce_fw_v1_packet_type);
 	unregister_pernet_device(&sroce_fw_netns_ops);
 	pr_debug("sroce_fw: rx dropped: %lld for no device, %lld unparsable\n",

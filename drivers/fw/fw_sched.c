@@ -23,9 +23,12 @@
  * DCQCN pacing needs nothing here: a limited QP's packets each ask the
  * reaction point before they are built (fw_cc.c), in a listed turn and in
  * a direct one alike, and a held QP ends its turn with nothing to send
- * until its pacing timer rings it again. PFC (to come) is to mask paused
- * priorities out of ready_mask in sroce_fw_sched_pick(), and refuse the
- * direct turns of their QPs in sroce_fw_sched_direct_ok().
+ * until its pacing timer rings it again. A priority the link partner
+ * pauses (PFC, fw_pfc.c) has its bit in paused_mask: its list is left
+ * out of the pick and its QPs' direct turns are refused, so they queue
+ * on that list until the pause ends and the scheduler runs again. A QP
+ * whose priority is paused while it is being served ends its turn at
+ * once (sroce_fw_qp_transmit()) and goes back on its list.
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -60,10 +63,19 @@ static void sroce_fw_sched_del_locked(struct sroce_fw_sched *s,
 	qp->sched_queued = false;
 }
 
-/* Whether any QP waits. Lockless: a hint, exact under s->lock. */
+/* The lists that may be served: not empty, not paused. Under s->lock. */
+static unsigned int sroce_fw_sched_servable(const struct sroce_fw_sched *s)
+{
+	return s->ready_mask & ~s->paused_mask;
+}
+
+/*
+ * Whether no QP waits to be served (QPs of paused priorities wait for
+ * the pause, not for the runner). Lockless: a hint, exact under s->lock.
+ */
 static bool sroce_fw_sched_idle(const struct sroce_fw_sched *s)
 {
-	return !READ_ONCE(s->ready_mask);
+	return !(READ_ONCE(s->ready_mask) & ~READ_ONCE(s->paused_mask));
 }
 
 /**
@@ -89,17 +101,19 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 
 /*
  * The next QP to serve, taken off its list; NULL when there is none. The
- * first non-empty list at or after rr_prio, which then moves past it.
+ * first non-empty list not paused at or after rr_prio, which then moves
+ * past it.
  */
 static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 {
+	unsigned int servable = sroce_fw_sched_servable(s);
 	/* The mask twice over, so that a rotation is one shift. */
-	unsigned int both = s->ready_mask | s->ready_mask << SROCE_FW_NUM_PRIO;
+	unsigned int both = servable | servable << SROCE_FW_NUM_PRIO;
 	unsigned int rotated = both >> s->rr_prio;
 	struct sroce_fw_qp *qp;
 	unsigned int prio;
 
-	if (!s->ready_mask)
+	if (!servable)
 		return NULL;
 	prio = (s->rr_prio + __ffs(rotated)) % SROCE_FW_NUM_PRIO;
 	qp = list_first_entry(&s->ready[prio], struct sroce_fw_qp, sched_node);
@@ -159,7 +173,7 @@ static bool sroce_fw_sched_inline_ok(void)
  */
 static bool sroce_fw_sched_claim(struct sroce_fw_sched *s)
 {
-	if (s->running || !s->ready_mask)
+	if (s->running || !sroce_fw_sched_servable(s))
 		return false;
 	s->running = true;
 	return true;
@@ -224,14 +238,16 @@ static void sroce_fw_sched_work(struct work_struct *work)
  *
  * The one gate of the direct turns (the doorbell's, sroce_fw_ring_sq(),
  * and the receive path's for responses): the function runs, no QP waits
- * at the egress stage (a direct turn must not overtake them) and @qp is
- * not being destroyed. Lockless: a hint; what it misses, the list serves.
+ * at the egress stage (a direct turn must not overtake them), @qp's
+ * priority is not paused and @qp is not being destroyed. Lockless: a
+ * hint; what it misses, the list serves.
  *
  * Return: true if @qp may take its turn in the caller's context.
  */
 bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 {
 	return !READ_ONCE(fw->stopped) && sroce_fw_sched_idle(&fw->sched) &&
+	       !sroce_fw_prio_paused(fw, READ_ONCE(qp->prio)) &&
 	       !READ_ONCE(qp->sched_dead);
 }
 
@@ -303,6 +319,7 @@ void sroce_fw_sched_init(struct sroce_fw_dev *fw)
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		INIT_LIST_HEAD(&fw->sched.ready[prio]);
 	fw->sched.ready_mask = 0;
+	fw->sched.paused_mask = 0;
 	fw->sched.rr_prio = 0;
 	fw->sched.running = false;
 	INIT_WORK(&fw->sched.work, sroce_fw_sched_work);

@@ -2,8 +2,9 @@
 /*
  * Tracepoints of the firmware's congestion control (system "sroce"), so
  * that perf and trace-cmd can draw the control loop: CNPs sent and
- * received, and every change of a QP's reaction point. A function is
- * named by the ifindex of its netdev in the netdev's namespace.
+ * received, every change of a QP's reaction point, and the pauses of
+ * priority flow control. A function is named by the ifindex of its
+ * netdev in the netdev's namespace.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sroce
@@ -66,6 +67,40 @@ TRACE_EVENT(sroce_rate,
 		      __entry->ifindex, __entry->qpn, __entry->old_kbps,
 		      __entry->rc_kbps, __entry->rt_kbps, __entry->alpha,
 		      __entry->active ? "" : " released")
+);
+
+TRACE_EVENT(sroce_pause_recv,
+	    TP_PROTO(int ifindex, u8 prio, u16 quanta, u64 pause_ns, bool obeyed),
+	    TP_ARGS(ifindex, prio, quanta, pause_ns, obeyed),
+	    TP_STRUCT__entry(__field(int, ifindex)
+			     __field(u8, prio)
+			     __field(u16, quanta)
+			     __field(u64, pause_ns)
+			     __field(bool, obeyed)),
+	    TP_fast_assign(__entry->ifindex = ifindex;
+			   __entry->prio = prio;
+			   __entry->quanta = quanta;
+			   __entry->pause_ns = pause_ns;
+			   __entry->obeyed = obeyed;),
+	    TP_printk("ifindex=%d prio=%u quanta=%u pause_ns=%llu%s",
+		      __entry->ifindex, __entry->prio, __entry->quanta,
+		      __entry->pause_ns, __entry->obeyed ? "" : " ignored")
+);
+
+TRACE_EVENT(sroce_pause_end,
+	    TP_PROTO(int ifindex, u8 prio, u64 held_ns, bool expired),
+	    TP_ARGS(ifindex, prio, held_ns, expired),
+	    TP_STRUCT__entry(__field(int, ifindex)
+			     __field(u8, prio)
+			     __field(u64, held_ns)
+			     __field(bool, expired)),
+	    TP_fast_assign(__entry->ifindex = ifindex;
+			   __entry->prio = prio;
+			   __entry->held_ns = held_ns;
+			   __entry->expired = expired;),
+	    TP_printk("ifindex=%d prio=%u held_ns=%llu %s",
+		      __entry->ifindex, __entry->prio, __entry->held_ns,
+		      __entry->expired ? "expired" : "xon")
 );
 
 #endif /* SROCE_FW_TRACE_H */

@@ -18,7 +18,9 @@
  * with other QPs the way a long SEND does. Per-QP pacing (the DCQCN
  * reaction point, fw_cc.c) applies here to every packet of a QP alike:
  * before each one its sender asks sroce_fw_tx_hold(), which may end the
- * quantum until the QP's pacing timer; sroce_fw_tx() accounts it.
+ * quantum until the QP's pacing timer; sroce_fw_tx() accounts it. A QP
+ * whose priority the link partner pauses (PFC) sends nothing at all
+ * until the pause ends: its turn ends before it begins.
  */
 #include <linux/ipv6.h>
 #include <linux/random.h>
@@ -146,6 +148,12 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/* A stopped function sends nothing more, retransmissions included. */
 	if (READ_ONCE(fw->stopped))
 		return false;
+	/*
+	 * Paused by the link partner (PFC): everything of the QP waits, its
+	 * ACKs and READ responses too, back on its list until the pause ends.
+	 */
+	if (sroce_fw_prio_paused(fw, READ_ONCE(qp->prio)))
+		return true;
 	ack.pending = false;
 	spin_lock(&qp->lock);
 	if (qp->type == SROCE_QPT_RC)

@@ -90,6 +90,13 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 		sizeof(struct sroce_qos_cfg), 0 },
 	[SROCE_CMDI_QUERY_QP_CC] = { SROCE_CMD_QUERY_QP_CC, "QUERY_QP_CC",
 		sizeof(struct sroce_qp_req), sizeof(struct sroce_qp_cc_resp) },
+	[SROCE_CMDI_QUERY_PFC] = { SROCE_CMD_QUERY_PFC, "QUERY_PFC", 0,
+		sizeof(struct sroce_pfc_cfg) },
+	[SROCE_CMDI_SET_PFC] = { SROCE_CMD_SET_PFC, "SET_PFC",
+		sizeof(struct sroce_pfc_cfg), 0 },
+	[SROCE_CMDI_QUERY_PFC_STATS] = { SROCE_CMD_QUERY_PFC_STATS,
+		"QUERY_PFC_STATS", sizeof(struct sroce_pfc_stats_req),
+		sizeof(struct sroce_pfc_stats_resp) },
 };
 
 /**

@@ -28,9 +28,9 @@
 /*
  * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
  * counters, 6: congestion-control parameters, 7: QoS settings, the
- * congestion counters and QUERY_QP_CC.
+ * congestion counters and QUERY_QP_CC, 8: priority flow control.
  */
-#define SROCE_FW_ABI_MINOR		7
+#define SROCE_FW_ABI_MINOR		8
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -52,6 +52,7 @@
 #define SROCE_FW_MAX_SRQ		0xffff
 #define SROCE_FW_GID_TABLE_LEN		128
 #define SROCE_GID_LEN			16
+#define SROCE_NUM_PRIO			8	/* 802.1p priorities of the port */
 
 /* Sizes of one slot of each queue. */
 #define SROCE_CMD_ENTRY_SIZE		256
@@ -87,7 +88,7 @@ enum sroce_fw_fault {
  * 0x00xx device and port, 0x01xx GID table, 0x02xx protection domains,
  * 0x03xx completion queues, 0x04xx queue pairs, 0x05xx memory regions,
  * 0x06xx address handles, 0x07xx statistics, 0x08xx shared receive queues,
- * 0x09xx congestion control.
+ * 0x09xx congestion control, 0x0Axx priority flow control.
  */
 enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_DEVICE = 0x0001,
@@ -123,6 +124,9 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_QOS = 0x0903,
 	SROCE_CMD_SET_QOS = 0x0904,
 	SROCE_CMD_QUERY_QP_CC = 0x0905,
+	SROCE_CMD_QUERY_PFC = 0x0A01,
+	SROCE_CMD_SET_PFC = 0x0A02,
+	SROCE_CMD_QUERY_PFC_STATS = 0x0A03,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -160,6 +164,9 @@ enum sroce_cmd_index {
 	SROCE_CMDI_QUERY_QOS,
 	SROCE_CMDI_SET_QOS,
 	SROCE_CMDI_QUERY_QP_CC,
+	SROCE_CMDI_QUERY_PFC,
+	SROCE_CMDI_SET_PFC,
+	SROCE_CMDI_QUERY_PFC_STATS,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -798,6 +805,65 @@ struct sroce_qos_cfg {
 	__u8 dscp2prio[64];			/* 0..7 each */
 };
 
+/*
+ * SROCE_CMD_QUERY_PFC response and SROCE_CMD_SET_PFC request: priority
+ * flow control of the port (mlnx_qos --pfc, dcb pfc prio-pfc). Bit N of
+ * @enable: priority N is lossless: its transmit lists obey the link
+ * partner's 802.1Qbb pause frames. With no bit set the port obeys 802.3x
+ * PAUSE instead, for every priority, as a MAC with PFC off does. SET
+ * replaces it (BAD_PARAM, changing nothing, if @rsvd is not zero). After
+ * creation: 0.
+ */
+struct sroce_pfc_cfg {
+	__u8 enable;
+	__u8 rsvd[7];
+};
+
+/*
+ * Counters of one priority in the SROCE_CMD_QUERY_PFC_STATS response,
+ * named as mlx5's ethtool counters rx_prioN_pause and so on.
+ */
+enum sroce_pfc_prio_stat {
+	SROCE_PFC_RX_PAUSE,		/* 802.1Qbb frames naming it received */
+	SROCE_PFC_RX_PAUSE_DURATION,	/* microseconds it was held paused */
+	SROCE_PFC_RX_PAUSE_TRANSITION,	/* pauses that ended (XON, expiry) */
+	SROCE_PFC_TX_PAUSE,		/* 802.1Qbb frames naming it sent */
+	SROCE_PFC_TX_PAUSE_DURATION,	/* microseconds the partner was asked
+					 * to hold it
+					 */
+	SROCE_PFC_RX_BUF_DISCARD,	/* packets its full buffer dropped */
+	SROCE_PFC_NUM_PRIO_STATS,
+};
+
+/* Port counters in the SROCE_CMD_QUERY_PFC_STATS response */
+enum sroce_pfc_port_stat {
+	SROCE_PFC_RX_PAUSE_CTRL_PHY,	/* 802.3x PAUSE frames received */
+	SROCE_PFC_TX_PAUSE_CTRL_PHY,	/* 802.3x PAUSE frames sent */
+	SROCE_PFC_TX_PAUSE_STORM_WARNING, /* pausing long: warning */
+	SROCE_PFC_TX_PAUSE_STORM_ERROR,	/* pausing too long: pause sending
+					 * stopped
+					 */
+	SROCE_PFC_NUM_PORT_STATS,
+};
+
+/* SROCE_CMD_QUERY_PFC_STATS request: the priority asked (0..7) */
+struct sroce_pfc_stats_req {
+	__u8 prio;
+	__u8 rsvd[7];
+};
+
+/*
+ * SROCE_CMD_QUERY_PFC_STATS response: one priority's counters and the
+ * port's; BAD_PARAM for a priority out of range. New counters are
+ * appended.
+ */
+struct sroce_pfc_stats_resp {
+	__le64 prio[SROCE_PFC_NUM_PRIO_STATS];	/* enum sroce_pfc_prio_stat */
+	__le64 port[SROCE_PFC_NUM_PORT_STATS];	/* enum sroce_pfc_port_stat */
+	__u8 paused;				/* transmit held now */
+	__u8 rsvd[7];
+};
+
 /* SROCE_CMD_QUERY_STATS: no request payload. */
 struct sroce_query_stats_resp {
 	__le64 counter[SROCE_NUM_STATS];
@@ -969,6 +1035,9 @@ SROCE_ABI_ASSERT_FITS(sroce_query_cc_params_resp, SROCE_CMD_PAYLOAD_MAX);
 SROCE_ABI_ASSERT_SIZE(sroce_set_cc_param_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_qos_cfg, 68);
 SROCE_ABI_ASSERT_SIZE(sroce_qp_cc_resp, 32);
+SROCE_ABI_ASSERT_SIZE(sroce_pfc_cfg, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_pfc_stats_req, 8);
+SROCE_ABI_ASSERT_SIZE(sroce_pfc_stats_resp, 88);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

@@ -90,6 +90,31 @@ class SroceQosTest(unittest.TestCase):
         self.assertEqual(self.fs.get("cc_params/rp_ai_rate"), "9")
         self.assertEqual(self.fs.get("cc_params/np_cnp_dscp"), "26")
 
+    def test_pfc(self):
+        os.makedirs(os.path.join(self.fs.port, "pfc"))
+        self.fs.put("pfc/enable", "0,0,0,0,0,0,0,0")
+        status, out, err = self.run_tool("-d", "sroce0", "--pfc", "0,0,0,1,0,0,0,0")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.fs.get("pfc/enable"), "0,0,0,1,0,0,0,0")
+        self.assertIn("\tenabled:     0 0 0 1 0 0 0 0", out)
+        status, _, err = self.run_tool("-d", "sroce0", "--pfc", "0,0,0,1")
+        self.assertEqual(status, 1)
+        self.assertIn("--pfc", err)
+        # A saved "pfc" comes back with --apply.
+        path = os.path.join(self.root, "s.json")
+        self.assertEqual(self.run_tool("-d", "sroce0", "--save", path)[0], 0)
+        self.fs.put("pfc/enable", "0,0,0,0,0,0,0,0")
+        self.assertEqual(self.run_tool("-d", "sroce0", "--apply", path)[0], 0)
+        self.assertEqual(self.fs.get("pfc/enable"), "0,0,0,1,0,0,0,0")
+
+    def test_pfc_absent(self):
+        status, out, err = self.run_tool("-d", "sroce0")
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("pfc:", out)
+        status, _, err = self.run_tool("-d", "sroce0", "--pfc", "0,0,0,1,0,0,0,0")
+        self.assertEqual(status, 1)
+        self.assertIn("no PFC", err)
+
     def test_dscp2prio_set_and_del(self):
         status, _, _ = self.run_tool("-d", "sroce0", "--dscp2prio", "set,46,3",
                                      "--json")

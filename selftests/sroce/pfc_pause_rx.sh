@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Pause reception (PFC, issue 13): a link partner's 802.1Qbb frames hold
+# the priorities they name that have PFC on, and nothing else; XON or the
+# pause's expiry lets them go; a held RC flow neither times out nor
+# fails however long the pause (its transport timer does not count the
+# time paused); 802.3x PAUSE holds every priority while PFC is off. The
+# link partner is pause_inject.py on the far end of the veth, in the
+# other namespace; the flows are perftest between the two sroce devices.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
+command -v python3 >/dev/null || ktap_skip_all "python3 missing"
+ktap_plan 9
+
+two_hosts pfc 10.96.0 || ktap_skip_all "cannot build the two-host topology"
+make_work_dir
+inject=$(dirname "$0")/pause_inject.py
+sys=/sys/class/infiniband/$DEV0/ports/1
+# 64 KiB SENDs: enough that a held flow cannot end on what slips
+# through while the injector is descheduled, few enough for TCG.
+ITERS=300
+
+stat() {
+	cat "/sys/class/infiniband/$DEV0/ports/1/hw_counters/$1"
+}
+
+# inject ARGS...: pause_inject.py on the partner's end, in its namespace,
+# at real-time priority so that busy flows do not delay its refreshes.
+inject() {
+	nsx chrt -f 50 python3 "$inject" pfc1 "$@"
+}
+
+# flow NAME SL PORT: an ib_send_bw from DEV0 to DEV1 at service level SL
+# (the priority, in PCP trust) in the background; $work/NAME.end gets
+# "STATUS TIME_US" when the client ends.
+flow() {
+	local name=$1 sl=$2 port=$3
+	nsx timeout 120 ib_send_bw -d "$DEV1" -x "$G1" -S "$sl" -e -F -u 14 \
+		-s 65536 -n $ITERS -p "$port" > "$work/$name.srv" 2>&1 &
+	eval "${name}_srv=$!"
+	wait_until 30 listening "$NS" "$port"
+	(
+		timeout 120 ib_send_bw -d "$DEV0" -x "$G0" -S "$sl" -e -F -u 14 \
+			-s 65536 -n $ITERS -p "$port" 10.96.0.2 \
+			> "$work/$name.cli" 2>&1
+		echo "$? ${EPOCHREALTIME/./}" > "$work/$name.end"
+	) &
+	eval "${name}_cli=$!"
+}
+
+# flow_wait NAME: wait for a flow; true if client and server exited 0
+flow_wait() {
+	local srv cli
+	eval "srv=\$${1}_srv cli=\$${1}_cli"
+	wait "$cli"
+	wait "$srv" && [ "$(cut -d' ' -f1 "$work/$1.end")" = 0 ]
+}
+
+ended() {
+	[ -s "$work/$1.end" ]
+}
+
+ended_at() {
+	cut -d' ' -f2 "$work/$1.end"
+}
+
+# 1. The default, and the setting.
+if [ "$(cat $sys/pfc/enable)" = 0,0,0,0,0,0,0,0 ] &&
+   echo 0,0,0,1,0,0,0,0 > $sys/pfc/enable &&
+   [ "$(cat $sys/pfc/enable)" = 0,0,0,1,0,0,0,0 ] &&
+   ! echo 0,0,0,2,0,0,0,0 > $sys/pfc/enable 2>/dev/null &&
+   [ "$(cat $sys/pfc/enable)" = 0,0,0,1,0,0,0,0 ]; then
+	ktap_pass "pfc/enable: off by default, set per priority, bad value refused"
+else
+	ktap_fail "pfc/enable: off by default, set per priority, bad value refused"
+fi
+
+# 2. Counted per priority named; 802.3x apart; a frame to another
+# station is not for this port.
+p3=$(stat rx_prio3_pause) p0=$(stat rx_prio0_pause) g=$(stat rx_pause_ctrl_phy)
+inject --pfc 0x08 --quanta 1 --count 50 >/dev/null &&
+	inject --global --quanta 1 --count 5 >/dev/null &&
+	inject --pfc 0x08 --quanta 1 --count 7 --dest 02:00:00:00:00:99 >/dev/null
+wait_until 10 test "$(stat rx_prio3_pause)" -ge $((p3 + 50))
+d3=$(( $(stat rx_prio3_pause) - p3 )) d0=$(( $(stat rx_prio0_pause) - p0 ))
+dg=$(( $(stat rx_pause_ctrl_phy) - g ))
+ktap_diag "rx_prio3_pause +$d3, rx_prio0_pause +$d0, rx_pause_ctrl_phy +$dg"
+if [ $d3 -eq 50 ] && [ $d0 -eq 0 ] && [ $dg -eq 5 ]; then
+	ktap_pass "pause frames counted per priority, 802.3x apart, others' ignored"
+else
+	ktap_fail "pause frames counted per priority, 802.3x apart, others' ignored"
+fi
+
+# 3-5. Priority 3 paused for as long as the partner refreshes it: the
+# flow on priority 0 runs to its end meanwhile, the one on priority 3
+# waits, held 2 s past that, then goes on at XON and completes, with no
+# transport timeout (perftest -u 14: 67 ms, 7 retries: a timer that
+# counted the pause would have failed it).
+timeouts=$(stat local_ack_timeout_err)
+held0=$(stat rx_prio3_pause_duration)
+tr0=$(stat rx_prio3_pause_transition)
+rm -f "$work/stop"
+inject --pfc 0x08 --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
+inj=$!
+wait_until 10 grep -q started "$work/inj"
+flow p3 3 18531
+flow p0 0 18532
+wait_until 90 ended p0
+nap 2
+ended p3 && early=yes || early=no
+touch "$work/stop"
+xon_at=${EPOCHREALTIME/./}
+wait "$inj"
+wait_until 90 ended p3
+ok0=no ok3=no
+flow_wait p0 && ok0=yes
+flow_wait p3 && ok3=yes
+ktap_diag "injector: $(tail -n 1 "$work/inj"); p3 ended early: $early; p3 after XON: $(( ($(ended_at p3 2>/dev/null || echo 0) - xon_at) / 1000 )) ms"
+if [ $ok0 = yes ] && [ $early = no ]; then
+	ktap_pass "priority 0 flows while priority 3 is paused"
+else
+	ktap_fail "priority 0 flows while priority 3 is paused" \
+		"p0 ok: $ok0, p3 ended during the pause: $early; $(tail -n 2 "$work/p0.cli" | tr '\n' ' ')"
+fi
+if [ $ok3 = yes ] && [ "$(ended_at p3)" -gt "$xon_at" ]; then
+	ktap_pass "the paused flow resumes at XON and completes"
+else
+	ktap_fail "the paused flow resumes at XON and completes" \
+		"$(tail -n 2 "$work/p3.cli" | tr '\n' ' ')"
+fi
+dt=$(( $(stat local_ack_timeout_err) - timeouts ))
+held=$(( $(stat rx_prio3_pause_duration) - held0 ))
+trans=$(( $(stat rx_prio3_pause_transition) - tr0 ))
+ktap_diag "held $held us in $trans pauses; transport timeouts +$dt"
+if [ $dt -eq 0 ] && [ $held -ge 2000000 ] && [ $trans -ge 1 ]; then
+	ktap_pass "no transport timeout while paused; pause duration counted"
+else
+	ktap_fail "no transport timeout while paused; pause duration counted"
+fi
+
+# 6. PFC frames for a priority with PFC off are counted, not obeyed.
+held0=$(stat rx_prio0_pause_duration)
+rm -f "$work/stop"
+inject --pfc 0x01 --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
+inj=$!
+wait_until 10 grep -q started "$work/inj"
+flow q0 0 18533
+wait_until 90 ended q0
+touch "$work/stop"
+wait "$inj"
+ok=no
+flow_wait q0 && ok=yes
+if [ $ok = yes ] && [ "$(stat rx_prio0_pause_duration)" -eq "$held0" ]; then
+	ktap_pass "PFC off on priority 0: its pause frames are not obeyed"
+else
+	ktap_fail "PFC off on priority 0: its pause frames are not obeyed" \
+		"flow ok: $ok; $(tail -n 2 "$work/q0.cli" | tr '\n' ' ')"
+fi
+
+# 7-8. PFC off everywhere: an 802.3x PAUSE holds every priority, until
+# the zero-quanta PAUSE.
+echo 0,0,0,0,0,0,0,0 > $sys/pfc/enable
+held0=$(stat rx_prio0_pause_duration)
+rm -f "$work/stop"
+inject --global --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
+inj=$!
+wait_until 10 grep -q started "$work/inj"
+flow g0 0 18534
+# The flow's connection is made over TCP, which no pause holds; its
+# RDMA traffic waits. Hold it 3 s past its start.
+nap 3
+ended g0 && early=yes || early=no
+touch "$work/stop"
+xon_at=${EPOCHREALTIME/./}
+wait "$inj"
+wait_until 90 ended g0
+ok=no
+flow_wait g0 && ok=yes
+if [ $early = no ] && [ $ok = yes ] && [ "$(ended_at g0)" -gt "$xon_at" ]; then
+	ktap_pass "PFC off: 802.3x PAUSE holds priority 0 until its XON"
+else
+	ktap_fail "PFC off: 802.3x PAUSE holds priority 0 until its XON" \
+		"ended early: $early, ok: $ok; $(tail -n 2 "$work/g0.cli" | tr '\n' ' ')"
+fi
+held=$(( $(stat rx_prio0_pause_duration) - held0 ))
+ktap_diag "priority 0 held $held us by 802.3x"
+if [ $held -ge 2000000 ]; then
+	ktap_pass "802.3x pause time counted on every priority"
+else
+	ktap_fail "802.3x pause time counted on every priority"
+fi
+
+# 9. rdma statistic shows the counters by their mlx5 names.
+if rdma statistic show link "$DEV0/1" 2>/dev/null |
+	grep -q "rx_prio3_pause_duration" ; then
+	ktap_pass "rdma statistic shows rx_prioN_pause*"
+else
+	ktap_fail "rdma statistic shows rx_prioN_pause*"
+fi
+
+kmsg_check
+ktap_finish
