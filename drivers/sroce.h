@@ -120,6 +120,8 @@ struct sroce_cc_knob {
  * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
  * @fault_cmd_stall: last value written to debugfs fault_cmd_stall
  * @fault_tx_no_mem: last value written to debugfs fault_tx_no_mem
+ * @rx_drain_mbps: last value written to debugfs rx_drain_mbps
+ * @rx_drain_stop: last value written to debugfs rx_drain_stop
  * @eq_mutex: serializes reaping @eq (the event vector, and the release of
  *	      @hold_events from debugfs); process context; protects
  *	      @hold_events and @events_held
@@ -153,6 +155,8 @@ struct sroce_dev {
 	struct work_struct fatal_work;
 	bool fault_cmd_stall;
 	u32 fault_tx_no_mem;
+	u32 rx_drain_mbps;
+	u32 rx_drain_stop;
 	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
 	bool hold_events;
 	bool events_held;

@@ -16,6 +16,15 @@
  *               write N to make one packet in N the firmware builds, at
  *               random, find no memory (it is lost as on the wire), 0 to
  *               stop; reads back the last value written
+ *   rx_drain_mbps
+ *               emulation of a host side slower than the wire: write N
+ *               to make the firmware hand received RoCE packets to its
+ *               receive engine at most at N Mbit/s, so that its port
+ *               buffers fill (and, with PFC, ask for pauses); 0 (the
+ *               default) for no limit
+ *   rx_drain_stop
+ *               write 1 to stop the drain altogether (a stalled host:
+ *               the PFC storm watchdog's case), 0 to let it go again
  *   cc_params/NAME
  *               one file per congestion-control knob, named, laid out and
  *               used as mlx5's (rp_*, np_*): reading queries the firmware
@@ -155,6 +164,59 @@ static int sroce_fault_tx_no_mem_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_tx_no_mem_fops, sroce_fault_tx_no_mem_get,
 			 sroce_fault_tx_no_mem_set, "%llu\n");
 
+static int sroce_rx_drain_mbps_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->rx_drain_mbps);
+	return 0;
+}
+
+static int sroce_rx_drain_mbps_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+	int err;
+
+	if (val > U32_MAX) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "rx_drain_mbps: %llu is out of range\n",
+				      val);
+		return -EINVAL;
+	}
+	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_RX_DRAIN_MBPS, val);
+	if (!err)
+		WRITE_ONCE(sdev->rx_drain_mbps, val);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_rx_drain_mbps_fops, sroce_rx_drain_mbps_get,
+			 sroce_rx_drain_mbps_set, "%llu\n");
+
+static int sroce_rx_drain_stop_get(void *data, u64 *val)
+{
+	struct sroce_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->rx_drain_stop);
+	return 0;
+}
+
+static int sroce_rx_drain_stop_set(void *data, u64 val)
+{
+	struct sroce_dev *sdev = data;
+	int err;
+
+	if (val > 1) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "rx_drain_stop: %llu is not 0 or 1\n", val);
+		return -EINVAL;
+	}
+	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_RX_DRAIN_STOP, val);
+	if (!err)
+		WRITE_ONCE(sdev->rx_drain_stop, val);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_rx_drain_stop_fops, sroce_rx_drain_stop_get,
+			 sroce_rx_drain_stop_set, "%llu\n");
+
 static ssize_t sroce_cc_param_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *pos)
 {
@@ -236,6 +298,10 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 				   &sroce_hold_events_fops);
 	debugfs_create_file_unsafe("fault_tx_no_mem", 0600, sdev->debugfs,
 				   sdev, &sroce_fault_tx_no_mem_fops);
+	debugfs_create_file_unsafe("rx_drain_mbps", 0600, sdev->debugfs,
+				   sdev, &sroce_rx_drain_mbps_fops);
+	debugfs_create_file_unsafe("rx_drain_stop", 0600, sdev->debugfs,
+				   sdev, &sroce_rx_drain_stop_fops);
 	sroce_debugfs_add_cc_params(sdev);
 }
 

@@ -15,6 +15,12 @@
  *       notification point (CNPs for CE marks)
  *   /sys/class/infiniband/DEV/ports/1/pfc/enable  "0,0,0,1,0,0,0,0": per
  *       priority, PFC on (mlnx_qos --pfc); all off: 802.3x PAUSE obeyed
+ *   .../pfc/buffer_size, prio2buffer  eight numbers each: bytes per
+ *       receive buffer, each priority's buffer (mlnx_qos --buffer_size,
+ *       --prio2buffer); cable_len (m) and stall_tout (ms, the storm
+ *       watchdog); xoff and xon per buffer, in force (writing xoff sets
+ *       explicit thresholds where not 0, the computed ones where 0; xon
+ *       after it, if not xoff - MTU); occupancy, read-only: bytes held
  *
  * Reads query the firmware, writes program it by command; a refused
  * value gets EINVAL and one rate-limited line naming device and file.
@@ -346,8 +352,184 @@ static ssize_t sroce_pfc_enable_store(struct ib_device *ibdev, u32 port,
 static struct ib_port_attribute sroce_pfc_enable_attr =
 	__ATTR(enable, 0644, sroce_pfc_enable_show, sroce_pfc_enable_store);
 
+/* A pfc/ buffer file: which field of struct sroce_pfc_buffer_cfg it is. */
+enum sroce_buf_field {
+	SROCE_BUF_SIZE,
+	SROCE_BUF_PRIO2BUFFER,
+	SROCE_BUF_XOFF,
+	SROCE_BUF_XON,
+	SROCE_BUF_OCCUPANCY,
+	SROCE_BUF_CABLE_LEN,
+	SROCE_BUF_STALL_TOUT,
+};
+
+struct sroce_buf_port_attr {
+	struct ib_port_attribute attr;
+	enum sroce_buf_field field;
+};
+
+/* The per-buffer u32 array of @f, NULL for the others. */
+static __le32 *sroce_buf_array(struct sroce_pfc_buffer_cfg *cfg,
+			       enum sroce_buf_field f)
+{
+	switch (f) {
+	case SROCE_BUF_SIZE:
+		return cfg->size;
+	case SROCE_BUF_XOFF:
+		return cfg->active_xoff;
+	case SROCE_BUF_XON:
+		return cfg->active_xon;
+	case SROCE_BUF_OCCUPANCY:
+		return cfg->occupancy;
+	default:
+		return NULL;
+	}
+}
+
+static ssize_t sroce_buf_show(struct ib_device *ibdev, u32 port,
+			      struct ib_port_attribute *attr, char *buf)
+{
+	const struct sroce_buf_port_attr *a =
+		container_of(attr, struct sroce_buf_port_attr, attr);
+	struct sroce_pfc_buffer_cfg cfg;
+	unsigned int i;
+	__le32 *arr;
+	int err, len = 0;
+
+	err = sroce_cmd_exec(to_sdev(ibdev), SROCE_CMD_QUERY_PFC_BUFFER, NULL,
+			     0, &cfg, sizeof(cfg));
+	if (err)
+		return err;
+	if (a->field == SROCE_BUF_CABLE_LEN)
+		return sysfs_emit(buf, "%u\n", le16_to_cpu(cfg.cable_len));
+	if (a->field == SROCE_BUF_STALL_TOUT)
+		return sysfs_emit(buf, "%u\n", le16_to_cpu(cfg.stall_tout_ms));
+	arr = sroce_buf_array(&cfg, a->field);
+	for (i = 0; i < SROCE_NUM_PRIO; i++)
+		len += sysfs_emit_at(buf, len, "%u%c",
+				     arr ? le32_to_cpu(arr[i]) :
+					   cfg.prio2buffer[i],
+				     i < SROCE_NUM_PRIO - 1 ? ',' : '\n');
+	return len;
+}
+
+/* Eight comma-separated numbers, each at most @max. */
+static int sroce_u32_list_parse(const char *buf, u32 *vals, u32 max)
+{
+	char copy[128], *p = copy, *tok;
+	unsigned int i = 0;
+
+	if (strscpy(copy, buf, sizeof(copy)) < 0)
+		return -EINVAL;
+	strim(copy);
+	while ((tok = strsep(&p, ","))) {
+		if (i == SROCE_NUM_PRIO || kstrtou32(tok, 0, &vals[i]) ||
+		    vals[i] > max)
+			return -EINVAL;
+		i++;
+	}
+	return i == SROCE_NUM_PRIO ? 0 : -EINVAL;
+}
+
+/* Apply @buf to @cfg's field @f. */
+static int sroce_buf_parse(struct sroce_pfc_buffer_cfg *cfg,
+			   enum sroce_buf_field f, const char *buf)
+{
+	u32 vals[SROCE_NUM_PRIO], v;
+	unsigned int i;
+	__le32 *arr;
+
+	if (f == SROCE_BUF_CABLE_LEN || f == SROCE_BUF_STALL_TOUT) {
+		if (kstrtou32(buf, 0, &v) || v > U16_MAX)
+			return -EINVAL;
+		if (f == SROCE_BUF_CABLE_LEN)
+			cfg->cable_len = cpu_to_le16(v);
+		else
+			cfg->stall_tout_ms = cpu_to_le16(v);
+		return 0;
+	}
+	if (sroce_u32_list_parse(buf, vals,
+				 f == SROCE_BUF_PRIO2BUFFER ? 7 : U32_MAX))
+		return -EINVAL;
+	arr = f == SROCE_BUF_XOFF ? cfg->xoff : f == SROCE_BUF_XON ? cfg->xon :
+	      sroce_buf_array(cfg, f);
+	for (i = 0; i < SROCE_NUM_PRIO; i++) {
+		if (arr)
+			arr[i] = cpu_to_le32(vals[i]);
+		else
+			cfg->prio2buffer[i] = vals[i];
+	}
+	if (f == SROCE_BUF_XOFF) {
+		/* Explicit where not 0; xon a frame below unless set after. */
+		cfg->xoff_set = 0;
+		for (i = 0; i < SROCE_NUM_PRIO; i++)
+			if (vals[i])
+				cfg->xoff_set |= BIT(i);
+		memset(cfg->xon, 0, sizeof(cfg->xon));
+	}
+	if (f == SROCE_BUF_XON)
+		for (i = 0; i < SROCE_NUM_PRIO; i++)
+			if (vals[i] && !(cfg->xoff_set & BIT(i)))
+				return -EINVAL;
+	return 0;
+}
+
+static ssize_t sroce_buf_store(struct ib_device *ibdev, u32 port,
+			       struct ib_port_attribute *attr,
+			       const char *buf, size_t count)
+{
+	const struct sroce_buf_port_attr *a =
+		container_of(attr, struct sroce_buf_port_attr, attr);
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_pfc_buffer_cfg cfg;
+	int err;
+
+	mutex_lock(&sdev->qos_mutex);
+	err = sroce_cmd_exec(sdev, SROCE_CMD_QUERY_PFC_BUFFER, NULL, 0, &cfg,
+			     sizeof(cfg));
+	if (err)
+		goto out_unlock;
+	/* What QUERY adds to the settings goes back as 0. */
+	memset(cfg.occupancy, 0, sizeof(cfg.occupancy));
+	memset(cfg.active_xoff, 0, sizeof(cfg.active_xoff));
+	memset(cfg.active_xon, 0, sizeof(cfg.active_xon));
+	err = sroce_buf_parse(&cfg, a->field, buf);
+	if (!err)
+		err = sroce_cmd_exec(sdev, SROCE_CMD_SET_PFC_BUFFER, &cfg,
+				     sizeof(cfg), NULL, 0);
+	if (err == -EINVAL)
+		ibdev_warn_ratelimited(ibdev,
+				       "pfc/%s: refused (see Documentation/pfc.rst for the limits)\n",
+				       a->attr.attr.name);
+out_unlock:
+	mutex_unlock(&sdev->qos_mutex);
+	return err ? err : count;
+}
+
+#define SROCE_BUF_ATTR(_name, _field, _mode)				\
+	static struct sroce_buf_port_attr sroce_buf_attr_##_name = {	\
+		.attr = __ATTR(_name, _mode, sroce_buf_show,		\
+			       sroce_buf_store),			\
+		.field = _field,					\
+	}
+
+SROCE_BUF_ATTR(buffer_size, SROCE_BUF_SIZE, 0644);
+SROCE_BUF_ATTR(prio2buffer, SROCE_BUF_PRIO2BUFFER, 0644);
+SROCE_BUF_ATTR(xoff, SROCE_BUF_XOFF, 0644);
+SROCE_BUF_ATTR(xon, SROCE_BUF_XON, 0644);
+SROCE_BUF_ATTR(occupancy, SROCE_BUF_OCCUPANCY, 0444);
+SROCE_BUF_ATTR(cable_len, SROCE_BUF_CABLE_LEN, 0644);
+SROCE_BUF_ATTR(stall_tout, SROCE_BUF_STALL_TOUT, 0644);
+
 static struct attribute *sroce_pfc_attrs[] = {
 	&sroce_pfc_enable_attr.attr,
+	&sroce_buf_attr_buffer_size.attr.attr,
+	&sroce_buf_attr_prio2buffer.attr.attr,
+	&sroce_buf_attr_xoff.attr.attr,
+	&sroce_buf_attr_xon.attr.attr,
+	&sroce_buf_attr_occupancy.attr.attr,
+	&sroce_buf_attr_cable_len.attr.attr,
+	&sroce_buf_attr_stall_tout.attr.attr,
 	NULL,
 };
 

@@ -214,6 +214,51 @@ struct sroce_fw_pause {
 };
 
 /**
+ * struct sroce_fw_rxbuf - the port's receive buffers (fw_pfc.c)
+ * @lock: protects every field but @drain_mbps, @drain_stop and @held,
+ *	  which it serializes the writers of; taken with BHs off by the
+ *	  receive path and the drain timer (softirq) and the commands and
+ *	  the drain settings (process)
+ * @queue: per priority, the packets held, in arrival order
+ * @buf: the buffers, by number: size, thresholds, occupancy, pause asked
+ * @cfg: the settings as SET_PFC_BUFFER gave them (explicit thresholds
+ *	 or 0)
+ * @storm: per buffer, the watchdog stopped its pause: no pause is asked
+ *	   until it drains below xon
+ * @warned: per buffer, the storm warning of this pause was counted
+ * @asked_since_ns: per buffer, while a pause is asked, since when
+ * @tx_since_ns: per priority, while the partner is asked to pause it,
+ *		 since when (tx_prioN_pause_duration)
+ * @asking: priorities the partner is asked to pause now
+ * @next_ns: when the drain may take its next packet
+ * @rr_prio: the queue the drain serves first next
+ * @armed: @timer is set or its callback runs and will decide
+ * @timer: drains at the set rate and renews the pauses asked (softirq)
+ * @drain_mbps: the host side's rate, 0: unlimited (no buffering)
+ * @drain_stop: the host side takes nothing
+ * @held: packets in @queue; with @drain_mbps 0 and none held, received
+ *	  packets skip the buffers (read without the lock)
+ */
+struct sroce_fw_rxbuf {
+	spinlock_t lock; /* all below; BHs off: receive, drain timer, commands */
+	struct sk_buff_head queue[SROCE_PFC_NUM_PRIO];
+	struct sroce_pfc_buf buf[SROCE_PFC_NUM_BUF];
+	struct sroce_pfc_buffer_cfg cfg;
+	bool storm[SROCE_PFC_NUM_BUF];
+	bool warned[SROCE_PFC_NUM_BUF];
+	u64 asked_since_ns[SROCE_PFC_NUM_BUF];
+	u64 tx_since_ns[SROCE_PFC_NUM_PRIO];
+	u8 asking;
+	u64 next_ns;
+	u8 rr_prio;
+	bool armed;
+	struct hrtimer timer;
+	u32 drain_mbps;
+	bool drain_stop;
+	u32 held;
+};
+
+/**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
  * @lock: protects @ready, @ready_mask, @paused_mask, @pause, @rr_prio,
  *	  @running and the sched_* fields of QPs; taken in any context
@@ -775,6 +820,7 @@ struct sroce_fw_cc {
  * @pfc_enable: the priorities whose transmit obeys 802.1Qbb pauses (0:
  *		802.3x PAUSE for all), as SET_PFC set them; written under
  *		@cc_mutex, read without a lock by the pause handler
+ * @rxbuf: the port's receive buffers and their drain (PFC)
  * @pfc_stats: per priority, enum sroce_pfc_prio_stat; the durations in
  *	       nanoseconds (QUERY_PFC_STATS reports microseconds)
  * @pfc_port_stats: enum sroce_pfc_port_stat
@@ -847,6 +893,7 @@ struct sroce_fw_dev {
 	struct xarray srqs;
 	atomic64_t stats[SROCE_NUM_STATS];
 	u8 pfc_enable;
+	struct sroce_fw_rxbuf rxbuf;
 	atomic64_t pfc_stats[SROCE_FW_NUM_PRIO][SROCE_PFC_NUM_PRIO_STATS];
 	atomic64_t pfc_port_stats[SROCE_PFC_NUM_PORT_STATS];
 	struct mutex cc_mutex; /* cc_params, qos, cc, pfc_enable writers; process ctx */
@@ -943,6 +990,22 @@ static inline bool sroce_fw_tx_hold(struct sroce_fw_dev *fw,
 void sroce_fw_pfc_init(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_stop(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
+void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw);
+void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, u32 mbps, bool stop);
+void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
+			  unsigned int prio, u32 bytes);
+u16 sroce_fw_cmd_query_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
+				  void *resp);
+u16 sroce_fw_cmd_set_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
+				void *resp);
+
+/* Whether received packets go through the port's buffers. Lockless. */
+static inline bool sroce_fw_rxbuf_on(const struct sroce_fw_dev *fw)
+{
+	return READ_ONCE(fw->rxbuf.drain_mbps) ||
+	       READ_ONCE(fw->rxbuf.drain_stop) || READ_ONCE(fw->rxbuf.held);
+}
+
 u16 sroce_fw_cmd_query_pfc(struct sroce_fw_dev *fw, const void *req,
 			   void *resp);
 u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
@@ -1203,5 +1266,8 @@ int sroce_fw_net_init(void);
 void sroce_fw_net_exit(void);
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		  const struct sroce_fw_path *path);
+void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb);
+int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
+			const u16 *quanta);
 
 #endif /* SROCE_FW_H */

@@ -53,6 +53,8 @@ static const sroce_fw_cmd_fn sroce_fw_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_QUERY_PFC] = sroce_fw_cmd_query_pfc,
 	[SROCE_CMDI_SET_PFC] = sroce_fw_cmd_set_pfc,
 	[SROCE_CMDI_QUERY_PFC_STATS] = sroce_fw_cmd_query_pfc_stats,
+	[SROCE_CMDI_QUERY_PFC_BUFFER] = sroce_fw_cmd_query_pfc_buffer,
+	[SROCE_CMDI_SET_PFC_BUFFER] = sroce_fw_cmd_set_pfc_buffer,
 };
 
 static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
@@ -289,6 +291,14 @@ int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
 	case SROCE_FW_FAULT_TX_NO_MEM:
 		WRITE_ONCE(fw->fault_tx_no_mem, value);
 		return 0;
+	case SROCE_FW_FAULT_RX_DRAIN_MBPS:
+		sroce_fw_rxbuf_drain(fw, value, READ_ONCE(fw->rxbuf.drain_stop));
+		return 0;
+	case SROCE_FW_FAULT_RX_DRAIN_STOP:
+		if (value > 1)
+			break;
+		sroce_fw_rxbuf_drain(fw, READ_ONCE(fw->rxbuf.drain_mbps), value);
+		return 0;
 	default:
 		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",
 				   netdev_name(fw->ndev), fault);
@@ -393,6 +403,8 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);
 	cancel_work_sync(&fw->cmd_work);
+	/* Nothing is received or commanded any more: the buffers empty. */
+	sroce_fw_rxbuf_stop(fw);
 	xa_destroy(&fw->pds);
 	/* QPs first: they hold user counts on the CQs and SRQs. */
 	sroce_fw_qps_destroy(fw);

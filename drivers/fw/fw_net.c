@@ -139,6 +139,115 @@ static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 	}
 }
 
+/*
+ * What a packet held in the port's buffers needs to be delivered later,
+ * in its cb: where its headers are and what the IP header said.
+ */
+struct sroce_fw_rx_cb {
+	u32 l3_off;		/* from skb->head */
+	u32 l3_len;		/* bytes checked by the ICRC, from l3 */
+	u32 hdr_off;		/* the BTH, from skb->head */
+	u32 pkt_len;		/* BTH to ICRC */
+	u16 vlan_id;
+	u8 l3_type;
+	u8 net_type;
+	u8 tclass;
+	bool ce;
+};
+
+static struct sroce_fw_rx_cb *sroce_fw_rx_cb(struct sk_buff *skb)
+{
+	static_assert(sizeof(struct sroce_fw_rx_cb) <= sizeof(skb->cb));
+	return (struct sroce_fw_rx_cb *)skb->cb;
+}
+
+/*
+ * The port's priority of a received packet, which buffer holds it: its
+ * DSCP's in DSCP trust (RoCE v2), else the priority of the QP it is for
+ * (an untagged frame carries no PCP; a VLAN's is gone by now).
+ */
+static unsigned int sroce_fw_rx_prio(struct sroce_fw_dev *fw,
+				     const struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_fw_cc *cc = rcu_dereference(fw->cc);
+	struct sroce_fw_qp *qp;
+
+	if (cc->qos.trust == SROCE_TRUST_DSCP &&
+	    pkt->net_type != SROCE_NET_ROCE_V1)
+		return cc->qos.dscp2prio[pkt->tclass >> 2] % SROCE_FW_NUM_PRIO;
+	if (pkt->len < SROCE_BTH_LEN)
+		return 0;
+	qp = xa_load(&fw->qps, sroce_bth_qpn(pkt->hdr));
+	return qp ? READ_ONCE(qp->prio) % SROCE_FW_NUM_PRIO : 0;
+}
+
+/*
+ * A unicast packet reached @fw's port: delivered now, or, while the host
+ * side drains the port's buffers at a limited rate, held in its
+ * priority's buffer (fw_pfc.c), which takes its own reference. The
+ * caller still owns @pkt->skb. Under RCU.
+ */
+static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
+			     struct sroce_fw_pkt *pkt, u8 *l3,
+			     unsigned int len, unsigned int l3_type)
+{
+	struct sk_buff *skb = pkt->skb;
+	struct sroce_fw_rx_cb *cb;
+
+	if (likely(!sroce_fw_rxbuf_on(fw))) {
+		sroce_fw_rx_deliver(fw, pkt, l3, len, l3_type);
+		return;
+	}
+	cb = sroce_fw_rx_cb(skb);
+	cb->l3_off = l3 - skb->head;
+	cb->l3_len = len;
+	cb->hdr_off = pkt->hdr - skb->head;
+	cb->pkt_len = pkt->len;
+	cb->vlan_id = pkt->vlan_id;
+	cb->l3_type = l3_type;
+	cb->net_type = pkt->net_type;
+	cb->tclass = pkt->tclass;
+	cb->ce = pkt->ce;
+	/* What the wire carried: the Ethernet header and the L3 packet. */
+	sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
+			     ETH_HLEN + len);
+}
+
+/**
+ * sroce_fw_rx_held() - deliver a packet the port's buffer held
+ * @fw: the function
+ * @skb: the packet, as sroce_fw_rx_port() queued it; consumed
+ *
+ * Context: softirq (the drain timer), RCU read side.
+ */
+void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
+{
+	const struct sroce_fw_rx_cb *cb = sroce_fw_rx_cb(skb);
+	struct sroce_fw_pkt pkt = {};
+	u8 *l3 = skb->head + cb->l3_off;
+
+	pkt.skb = skb;
+	pkt.hdr = skb->head + cb->hdr_off;
+	pkt.len = cb->pkt_len;
+	pkt.net_type = cb->net_type;
+	pkt.vlan_id = cb->vlan_id;
+	pkt.tclass = cb->tclass;
+	pkt.ce = cb->ce;
+	if (cb->l3_type == SROCE_L3_IPV4) {
+		const struct iphdr *ip = (const struct iphdr *)l3;
+
+		sroce_fw_gid_from_v4(pkt.dgid, &ip->daddr);
+		sroce_fw_gid_from_v4(pkt.saddr, &ip->saddr);
+	} else {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)l3;
+
+		memcpy(pkt.dgid, &ip6->daddr, SROCE_GID_LEN);
+		memcpy(pkt.saddr, &ip6->saddr, SROCE_GID_LEN);
+	}
+	sroce_fw_rx_deliver(fw, &pkt, l3, cb->l3_len, cb->l3_type);
+	kfree_skb(skb);
+}
+
 /* Consumes @skb; its data starts at the UDP header. */
 static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 {
@@ -192,7 +301,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2,
 				 &pkt.vlan_id);
 	if (fw)
-		sroce_fw_rx_deliver(fw, &pkt, l3, l3_len + udp_len, l3_type);
+		sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len, l3_type);
 	else
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
@@ -249,8 +358,8 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1,
 				 &pkt.vlan_id);
 	if (fw && sroce_fw_v1_ingress_ok(fw, dev))
-		sroce_fw_rx_deliver(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
-				    SROCE_L3_GRH);
+		sroce_fw_rx_port(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
+				 SROCE_L3_GRH);
 	else
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
@@ -736,6 +845,45 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
 
 	if (!copy || sroce_fw_xmit_loopback(net, copy, path))
 		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
+}
+
+/**
+ * sroce_fw_xmit_pause() - ask the link partner to pause or resume
+ * @fw: the function whose port asks
+ * @enable: the priorities the frame names
+ * @quanta: per priority, the pause time (0: resume)
+ *
+ * An 802.1Qbb frame from the port's MAC to the MAC Control group, out of
+ * the netdev untagged: link-local, never queued behind RoCE packets of
+ * the port (it is not a QP's, and the netdev's qdisc is the partner's
+ * business). One that finds no memory is lost, as on a wire: the next
+ * refresh asks again.
+ *
+ * Context: softirq or process context; no lock of the caller's held.
+ * Return: 0, or a negative errno if it was not sent.
+ */
+int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
+{
+	struct net_device *dev = fw->ndev;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + SROCE_PAUSE_FRAME_LEN,
+			GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	if (sroce_pfc_build(skb_put(skb, SROCE_PAUSE_FRAME_LEN),
+			    SROCE_PAUSE_FRAME_LEN, dev->dev_addr, enable,
+			    quanta) < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb_set_network_header(skb, ETH_HLEN);
+	skb->dev = dev;
+	skb->protocol = htons(SROCE_MAC_CONTROL_TYPE);
+	skb->priority = TC_PRIO_CONTROL;
+	return dev_queue_xmit(skb);
 }
 
 /**

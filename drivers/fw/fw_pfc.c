@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * sroce firmware: priority flow control of the port, the transmit side.
+ * sroce firmware: priority flow control of the port. First the transmit
+ * side (pauses the link partner asks for), then the receive side (the
+ * port's buffers, which ask for them).
  *
  * The link partner's MAC Control frames (fw_net.c hands them here) pause
  * the port's transmit priorities: an 802.1Qbb frame the priorities it
@@ -148,6 +150,9 @@ void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause)
 		sroce_fw_sched_run(fw);
 }
 
+static void sroce_fw_rxbuf_pfc_changed(struct sroce_fw_dev *fw, u8 enable);
+static void sroce_fw_rxbuf_init(struct sroce_fw_dev *fw);
+
 /**
  * sroce_fw_cmd_query_pfc() - QUERY_PFC: the priorities with PFC on
  * @fw: the function
@@ -192,6 +197,7 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_BAD_PARAM;
 	mutex_lock(&fw->cc_mutex);
 	WRITE_ONCE(fw->pfc_enable, r->enable);
+	sroce_fw_rxbuf_pfc_changed(fw, r->enable);
 	mutex_unlock(&fw->cc_mutex);
 	/* What obeys no frame any more: everything if 802.3x was in force. */
 	now = ktime_get_ns();
@@ -255,7 +261,8 @@ u16 sroce_fw_cmd_query_pfc_stats(struct sroce_fw_dev *fw, const void *req,
 }
 
 /**
- * sroce_fw_pfc_init() - PFC of a new function: off, nothing paused
+ * sroce_fw_pfc_init() - PFC of a new function: off, nothing paused, the
+ * default buffers, the drain unlimited
  * @fw: the function, not yet reachable by the pause handler
  */
 void sroce_fw_pfc_init(struct sroce_fw_dev *fw)
@@ -270,6 +277,7 @@ void sroce_fw_pfc_init(struct sroce_fw_dev *fw)
 		p->fw = fw;
 		p->prio = prio;
 	}
+	sroce_fw_rxbuf_init(fw);
 }
 
 /**
@@ -283,4 +291,530 @@ void sroce_fw_pfc_stop(struct sroce_fw_dev *fw)
 
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		hrtimer_cancel(&fw->sched.pause[prio].timer);
+}
+
+/*
+ * The receive side: the port's buffers.
+ *
+ * While the host side is slower than the wire (the debugfs emulation knob
+ * rx_drain_mbps, or rx_drain_stop), received RoCE packets wait in their
+ * priority's queue, counted against its buffer (prio2buffer), and a timer
+ * hands them to the receive engine at the drain rate, the queues round
+ * robin. A packet that finds its buffer full is dropped
+ * (rx_prioN_buf_discard). A lossless buffer (one holding a priority with
+ * PFC on) asks the link partner to pause its PFC priorities when it
+ * reaches xoff, renews the pause at half its time while above xon and
+ * lifts it (XON) below xon (lib/pfc.c keeps the thresholds). The
+ * watchdog: a buffer that has asked continuously for 85% of the stall
+ * timeout (at least 80 ms) counts a warning, and at the timeout stops
+ * asking (XON, tx_pause_storm_error_events) until it drains below xon,
+ * so that a stalled host cannot hold its partner's traffic for ever: the
+ * packets it cannot take are then dropped, as mlx5's stall prevention
+ * does. With the drain unlimited and nothing held, packets skip all this.
+ */
+
+/* Packets the drain takes per timer run before it lets others run. */
+#define SROCE_FW_DRAIN_BUDGET		64
+/* What the drain may take at once after idling: a burst of this many ns */
+#define SROCE_FW_DRAIN_BURST_NS		(200 * NSEC_PER_USEC)
+#define SROCE_FW_BUF_DEFAULT_SIZE	(256U << 10)
+#define SROCE_FW_CABLE_DEFAULT_M	7
+#define SROCE_FW_STALL_DEFAULT_MS	100
+#define SROCE_FW_STALL_WARN_MIN_MS	80
+
+static u32 sroce_fw_pfc_mtu(const struct sroce_fw_dev *fw)
+{
+	u32 mtu = READ_ONCE(fw->port.netdev_mtu);
+
+	return mtu ? mtu + ETH_HLEN : ETH_FRAME_LEN;
+}
+
+/*
+ * Thresholds of every buffer from @cfg, the PFC priorities and the port:
+ * into @bufs (occupancy and pause state kept from @old). Return: 0, or
+ * -EINVAL if a lossless buffer has no room for its thresholds.
+ */
+static int sroce_fw_rxbuf_layout(struct sroce_fw_dev *fw,
+				 const struct sroce_pfc_buffer_cfg *cfg,
+				 u8 pfc_enable, const struct sroce_pfc_buf *old,
+				 struct sroce_pfc_buf *bufs)
+{
+	u32 speed = sroce_fw_pfc_speed(fw), mtu = sroce_fw_pfc_mtu(fw);
+	unsigned int b;
+
+	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
+		struct sroce_pfc_buf *buf = &bufs[b];
+		u32 size = le32_to_cpu(cfg->size[b]);
+		u32 xoff = le32_to_cpu(cfg->xoff[b]);
+		u32 xon = le32_to_cpu(cfg->xon[b]);
+		bool lossless = sroce_pfc_buf_prios(cfg->prio2buffer,
+						    pfc_enable, b);
+
+		xoff = cfg->xoff_set & BIT(b) ? xoff : 0;
+		if (sroce_pfc_buf_init(buf, size, lossless && !xoff,
+				       le16_to_cpu(cfg->cable_len), speed, mtu))
+			return -EINVAL;
+		if (lossless && xoff) {
+			/* xon defaults to a frame below xoff, as computed. */
+			if (!xon && xoff <= mtu)
+				return -EINVAL;
+			buf->xoff = xoff;
+			buf->xon = xon ? xon : xoff - mtu;
+		}
+		buf->used = old[b].used;
+		buf->paused = old[b].paused;
+		buf->refresh_ns = old[b].refresh_ns;
+	}
+	return 0;
+}
+
+/* Whether @cfg is one SET_PFC_BUFFER accepts, thresholds aside. */
+static bool sroce_fw_rxbuf_cfg_ok(const struct sroce_pfc_buffer_cfg *cfg)
+{
+	u64 total = 0;
+	unsigned int b;
+
+	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
+		u32 xoff = le32_to_cpu(cfg->xoff[b]);
+		u32 xon = le32_to_cpu(cfg->xon[b]);
+
+		total += le32_to_cpu(cfg->size[b]);
+		bool set = cfg->xoff_set & BIT(b);
+
+		if (cfg->prio2buffer[b] >= SROCE_PFC_NUM_BUF ||
+		    cfg->occupancy[b] || cfg->active_xoff[b] ||
+		    cfg->active_xon[b] || (!set && (xoff || xon)) ||
+		    (set && (!xoff || (xon && xon >= xoff) ||
+			     xoff > le32_to_cpu(cfg->size[b]))))
+			return false;
+	}
+	return total <= SROCE_PFC_BUFFER_TOTAL &&
+	       le16_to_cpu(cfg->cable_len) <= SROCE_PFC_CABLE_LEN_MAX &&
+	       le16_to_cpu(cfg->stall_tout_ms) >= SROCE_PFC_STALL_TOUT_MIN &&
+	       le16_to_cpu(cfg->stall_tout_ms) <= SROCE_PFC_STALL_TOUT_MAX &&
+	       !memchr_inv(cfg->rsvd, 0, sizeof(cfg->rsvd));
+}
+
+/* A pause frame to send once the buffers' lock is released */
+struct sroce_fw_pause_out {
+	u8 enable;
+	u16 quanta[SROCE_PFC_NUM_PRIO];
+};
+
+/*
+ * Ask for (@xoff) or lift the pause of buffer @b's PFC priorities into
+ * @out, with the sender-side accounting. Caller holds rb->lock.
+ */
+static void sroce_fw_rxbuf_ask(struct sroce_fw_dev *fw, unsigned int b,
+			       bool xoff, u64 now, struct sroce_fw_pause_out *out)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	u8 prios = sroce_pfc_buf_prios(rb->cfg.prio2buffer,
+				       READ_ONCE(fw->pfc_enable), b);
+	unsigned int prio;
+
+	if (xoff && !rb->asked_since_ns[b])
+		rb->asked_since_ns[b] = now;
+	if (!xoff) {
+		rb->asked_since_ns[b] = 0;
+		rb->warned[b] = false;
+	}
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++) {
+		if (!(prios & BIT(prio)))
+			continue;
+		out->enable |= BIT(prio);
+		out->quanta[prio] = xoff ? SROCE_PAUSE_QUANTA_MAX : 0;
+		if (xoff && !(rb->asking & BIT(prio))) {
+			rb->asking |= BIT(prio);
+			rb->tx_since_ns[prio] = now;
+		} else if (!xoff && (rb->asking & BIT(prio))) {
+			rb->asking &= ~BIT(prio);
+			atomic64_add(now - rb->tx_since_ns[prio],
+				     &fw->pfc_stats[prio]
+						   [SROCE_PFC_TX_PAUSE_DURATION]);
+		}
+	}
+}
+
+/* Send what the lock hold collected; counts tx_prioN_pause. */
+static void sroce_fw_rxbuf_send(struct sroce_fw_dev *fw,
+				const struct sroce_fw_pause_out *out)
+{
+	unsigned int prio;
+
+	if (!out->enable || sroce_fw_xmit_pause(fw, out->enable, out->quanta))
+		return;
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
+		if (out->enable & BIT(prio))
+			atomic64_inc(&fw->pfc_stats[prio][SROCE_PFC_TX_PAUSE]);
+}
+
+/*
+ * The watchdog and the renewals of buffer @b at @now. Return: when it
+ * next needs looking at (0: not asking). Caller holds rb->lock.
+ */
+static u64 sroce_fw_rxbuf_watch(struct sroce_fw_dev *fw, unsigned int b,
+				u64 now, struct sroce_fw_pause_out *out)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_pfc_buf *buf = &rb->buf[b];
+	u64 tout = (u64)le16_to_cpu(rb->cfg.stall_tout_ms) * NSEC_PER_MSEC;
+	u64 warn = max_t(u64, tout * 85 / 100,
+			 SROCE_FW_STALL_WARN_MIN_MS * NSEC_PER_MSEC);
+	u64 asked;
+
+	if (!buf->paused)
+		return 0;
+	asked = now - rb->asked_since_ns[b];
+	if (asked >= tout) {
+		atomic64_inc(&fw->pfc_port_stats[SROCE_PFC_TX_PAUSE_STORM_ERROR]);
+		pr_warn_ratelimited("sroce_fw %s: receive buffer %u full for %u ms: PFC pause no longer sent until it drains\n",
+				    netdev_name(fw->ndev), b,
+				    le16_to_cpu(rb->cfg.stall_tout_ms));
+		rb->storm[b] = true;
+		buf->paused = false;
+		sroce_fw_rxbuf_ask(fw, b, false, now, out);
+		return 0;
+	}
+	if (asked >= warn && !rb->warned[b]) {
+		rb->warned[b] = true;
+		atomic64_inc(&fw->pfc_port_stats[SROCE_PFC_TX_PAUSE_STORM_WARNING]);
+	}
+	if (sroce_pfc_buf_tick(buf, now, sroce_fw_pfc_speed(fw)) ==
+	    SROCE_PFC_SEND_XOFF)
+		sroce_fw_rxbuf_ask(fw, b, true, now, out);
+	return min(buf->refresh_ns,
+		   rb->asked_since_ns[b] + (rb->warned[b] ? tout : warn));
+}
+
+/* The next packet the drain takes, round robin. Caller holds rb->lock. */
+static struct sk_buff *sroce_fw_rxbuf_pick(struct sroce_fw_rxbuf *rb,
+					   unsigned int *prio)
+{
+	unsigned int i;
+
+	for (i = 0; i < SROCE_PFC_NUM_PRIO; i++) {
+		unsigned int p = (rb->rr_prio + i) % SROCE_PFC_NUM_PRIO;
+		struct sk_buff *skb = __skb_dequeue(&rb->queue[p]);
+
+		if (skb) {
+			rb->rr_prio = (p + 1) % SROCE_PFC_NUM_PRIO;
+			*prio = p;
+			return skb;
+		}
+	}
+	return NULL;
+}
+
+/* Bytes of a held packet, which its buffer counts: in its cb's tail. */
+static u32 *sroce_fw_rxbuf_bytes(struct sk_buff *skb)
+{
+	return (u32 *)(skb->cb + sizeof(skb->cb) - sizeof(u32));
+}
+
+/*
+ * Take one packet off the queues if the drain rate allows it at @now.
+ * Caller holds rb->lock. Return: the packet, or NULL.
+ */
+static struct sk_buff *sroce_fw_rxbuf_take(struct sroce_fw_dev *fw, u64 now,
+					   struct sroce_fw_pause_out *out)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sk_buff *skb;
+	unsigned int prio, b;
+	u32 bytes;
+
+	if (rb->drain_stop || !rb->held)
+		return NULL;
+	if ((s64)(rb->next_ns - now) > 0)
+		return NULL;
+	skb = sroce_fw_rxbuf_pick(rb, &prio);
+	if (!skb)
+		return NULL;
+	rb->held--;
+	bytes = *sroce_fw_rxbuf_bytes(skb);
+	if (rb->drain_mbps) {
+		if ((s64)(now - rb->next_ns) > SROCE_FW_DRAIN_BURST_NS)
+			rb->next_ns = now - SROCE_FW_DRAIN_BURST_NS;
+		rb->next_ns += div_u64((u64)bytes * 8 * NSEC_PER_USEC,
+				       rb->drain_mbps);
+	}
+	b = rb->cfg.prio2buffer[prio];
+	if (sroce_pfc_buf_release(&rb->buf[b], bytes) == SROCE_PFC_SEND_XON)
+		sroce_fw_rxbuf_ask(fw, b, false, now, out);
+	if (rb->storm[b] && rb->buf[b].used < rb->buf[b].xon)
+		rb->storm[b] = false;
+	return skb;
+}
+
+/*
+ * When the timer is to run next, 0 for not at all. Caller holds rb->lock;
+ * @watch is the earliest renewal or watchdog time of a buffer (0: none).
+ */
+static u64 sroce_fw_rxbuf_due(const struct sroce_fw_rxbuf *rb, u64 now,
+			      u64 watch)
+{
+	u64 due = 0;
+
+	if (rb->held && !rb->drain_stop)
+		due = max(rb->next_ns, now);
+	if (watch && (!due || watch < due))
+		due = watch;
+	return due;
+}
+
+/* The drain and renewal timer. Softirq context. */
+static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
+{
+	struct sroce_fw_dev *fw = container_of(t, struct sroce_fw_dev,
+					       rxbuf.timer);
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_fw_pause_out out = {};
+	u64 now, watch = 0, due, w;
+	struct sk_buff *skb;
+	unsigned int b, n;
+
+	spin_lock(&rb->lock);
+	for (n = 0; n < SROCE_FW_DRAIN_BUDGET; n++) {
+		skb = sroce_fw_rxbuf_take(fw, ktime_get_ns(), &out);
+		if (!skb)
+			break;
+		spin_unlock(&rb->lock);
+		rcu_read_lock();
+		sroce_fw_rx_held(fw, skb);
+		rcu_read_unlock();
+		spin_lock(&rb->lock);
+	}
+	now = ktime_get_ns();
+	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
+		w = sroce_fw_rxbuf_watch(fw, b, now, &out);
+		if (w && (!watch || w < watch))
+			watch = w;
+	}
+	/* A full budget: the rest at once, after other softirqs. */
+	due = n == SROCE_FW_DRAIN_BUDGET ? now :
+	      sroce_fw_rxbuf_due(rb, now, watch);
+	rb->armed = due != 0;
+	if (due)
+		hrtimer_set_expires(t, ns_to_ktime(due));
+	spin_unlock(&rb->lock);
+	sroce_fw_rxbuf_send(fw, &out);
+	return due ? HRTIMER_RESTART : HRTIMER_NORESTART;
+}
+
+/* Set the timer for when it is due, if it is not. Caller holds rb->lock. */
+static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
+{
+	if (rb->armed || !due)
+		return;
+	rb->armed = true;
+	hrtimer_start(&rb->timer, ns_to_ktime(due), HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * sroce_fw_rxbuf_queue() - hold a received packet in its buffer
+ * @fw: the function
+ * @skb: the packet (its cb says where its headers are); a reference is
+ *	 taken if it is held, the caller keeps its own
+ * @prio: its priority
+ * @bytes: its length on the wire
+ *
+ * Context: softirq (the receive path), RCU read side.
+ */
+void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
+			  unsigned int prio, u32 bytes)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_fw_pause_out out = {};
+	enum sroce_pfc_action action;
+	u64 now = ktime_get_ns();
+	unsigned int b;
+
+	prio %= SROCE_PFC_NUM_PRIO;
+	spin_lock(&rb->lock);
+	b = rb->cfg.prio2buffer[prio];
+	if (!sroce_pfc_buf_admit(&rb->buf[b], bytes, now,
+				 sroce_fw_pfc_speed(fw), &action)) {
+		spin_unlock(&rb->lock);
+		atomic64_inc(&fw->pfc_stats[prio][SROCE_PFC_RX_BUF_DISCARD]);
+		return;
+	}
+	if (action == SROCE_PFC_SEND_XOFF) {
+		if (rb->storm[b])
+			rb->buf[b].paused = false;
+		else
+			sroce_fw_rxbuf_ask(fw, b, true, now, &out);
+	}
+	*sroce_fw_rxbuf_bytes(skb) = bytes;
+	__skb_queue_tail(&rb->queue[prio], skb_get(skb));
+	WRITE_ONCE(rb->held, rb->held + 1);
+	sroce_fw_rxbuf_arm(rb, rb->drain_stop ?
+			   (out.enable ? rb->buf[b].refresh_ns : 0) :
+			   max(rb->next_ns, now));
+	spin_unlock(&rb->lock);
+	sroce_fw_rxbuf_send(fw, &out);
+}
+
+/**
+ * sroce_fw_rxbuf_drain() - set how fast the host side drains
+ * @fw: the function
+ * @mbps: Mbit/s, 0: unlimited
+ * @stop: drains nothing
+ *
+ * Context: process context.
+ */
+void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, u32 mbps, bool stop)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+
+	spin_lock_bh(&rb->lock);
+	WRITE_ONCE(rb->drain_mbps, mbps);
+	WRITE_ONCE(rb->drain_stop, stop);
+	rb->next_ns = ktime_get_ns();
+	sroce_fw_rxbuf_arm(rb, rb->held ? rb->next_ns : 0);
+	spin_unlock_bh(&rb->lock);
+}
+
+/*
+ * New thresholds after a change of PFC or the buffers: a buffer that
+ * became lossy, or that now sits below its xon, lifts its pause.
+ * Caller holds rb->lock.
+ */
+static void sroce_fw_rxbuf_relayout(struct sroce_fw_dev *fw,
+				    const struct sroce_pfc_buf *bufs,
+				    struct sroce_fw_pause_out *out)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	u64 now = ktime_get_ns();
+	unsigned int b;
+
+	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
+		rb->buf[b] = bufs[b];
+		if (rb->buf[b].paused &&
+		    (!rb->buf[b].xoff || rb->buf[b].used < rb->buf[b].xon)) {
+			rb->buf[b].paused = false;
+			sroce_fw_rxbuf_ask(fw, b, false, now, out);
+		}
+	}
+}
+
+/**
+ * sroce_fw_cmd_query_pfc_buffer() - QUERY_PFC_BUFFER: the buffers
+ * @fw: the function
+ * @req: unused
+ * @resp: struct sroce_pfc_buffer_cfg, as set, with the thresholds in
+ *	  force and the occupancy
+ *
+ * Return: SROCE_FW_OK.
+ */
+u16 sroce_fw_cmd_query_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
+				  void *resp)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_pfc_buffer_cfg *r = resp;
+	unsigned int b;
+
+	spin_lock_bh(&rb->lock);
+	*r = rb->cfg;
+	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
+		r->active_xoff[b] = cpu_to_le32(rb->buf[b].xoff);
+		r->active_xon[b] = cpu_to_le32(rb->buf[b].xon);
+		r->occupancy[b] = cpu_to_le32(rb->buf[b].used);
+	}
+	spin_unlock_bh(&rb->lock);
+	return SROCE_FW_OK;
+}
+
+/**
+ * sroce_fw_cmd_set_pfc_buffer() - SET_PFC_BUFFER: sizes, map, cable,
+ * thresholds, stall timeout
+ * @fw: the function
+ * @req: struct sroce_pfc_buffer_cfg
+ * @resp: unused
+ *
+ * Packets held stay where they are, counted in their buffer's new
+ * occupancy (one that moved to another buffer is released from the one
+ * it was counted in when it leaves).
+ *
+ * Return: SROCE_FW_OK, or SROCE_FW_ERR_BAD_PARAM, changing nothing.
+ */
+u16 sroce_fw_cmd_set_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
+				void *resp)
+{
+	const struct sroce_pfc_buffer_cfg *r = req;
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_pfc_buf bufs[SROCE_PFC_NUM_BUF];
+	struct sroce_fw_pause_out out = {};
+	u16 status = SROCE_FW_OK;
+
+	if (!sroce_fw_rxbuf_cfg_ok(r))
+		return SROCE_FW_ERR_BAD_PARAM;
+	mutex_lock(&fw->cc_mutex);
+	spin_lock_bh(&rb->lock);
+	if (sroce_fw_rxbuf_layout(fw, r, READ_ONCE(fw->pfc_enable), rb->buf,
+				  bufs)) {
+		status = SROCE_FW_ERR_BAD_PARAM;
+	} else {
+		rb->cfg = *r;
+		sroce_fw_rxbuf_relayout(fw, bufs, &out);
+	}
+	spin_unlock_bh(&rb->lock);
+	mutex_unlock(&fw->cc_mutex);
+	sroce_fw_rxbuf_send(fw, &out);
+	return status;
+}
+
+/*
+ * SET_PFC changed the lossless priorities: the buffers' thresholds
+ * follow. A layout the new priorities leave no room for keeps the
+ * buffers lossy. Caller holds fw->cc_mutex.
+ */
+static void sroce_fw_rxbuf_pfc_changed(struct sroce_fw_dev *fw, u8 enable)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_pfc_buf bufs[SROCE_PFC_NUM_BUF];
+	struct sroce_fw_pause_out out = {};
+
+	spin_lock_bh(&rb->lock);
+	if (sroce_fw_rxbuf_layout(fw, &rb->cfg, enable, rb->buf, bufs))
+		sroce_fw_rxbuf_layout(fw, &rb->cfg, 0, rb->buf, bufs);
+	sroce_fw_rxbuf_relayout(fw, bufs, &out);
+	spin_unlock_bh(&rb->lock);
+	sroce_fw_rxbuf_send(fw, &out);
+}
+
+/* The buffers of a new function: the defaults, empty, drain unlimited. */
+static void sroce_fw_rxbuf_init(struct sroce_fw_dev *fw)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	struct sroce_pfc_buf none[SROCE_PFC_NUM_BUF] = {};
+	unsigned int prio;
+
+	spin_lock_init(&rb->lock);
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
+		__skb_queue_head_init(&rb->queue[prio]);
+	rb->cfg.size[0] = cpu_to_le32(SROCE_FW_BUF_DEFAULT_SIZE);
+	rb->cfg.cable_len = cpu_to_le16(SROCE_FW_CABLE_DEFAULT_M);
+	rb->cfg.stall_tout_ms = cpu_to_le16(SROCE_FW_STALL_DEFAULT_MS);
+	/* PFC is off: every buffer is lossy, which always lays out. */
+	sroce_fw_rxbuf_layout(fw, &rb->cfg, 0, none, rb->buf);
+	hrtimer_setup(&rb->timer, sroce_fw_rxbuf_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * sroce_fw_rxbuf_stop() - stop the drain of a function going away and
+ * drop what its buffers hold
+ * @fw: the function, which the receive path no longer finds (after
+ *	sroce_fw_port_detach()), so nothing is queued or armed again
+ */
+void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	unsigned int prio;
+
+	hrtimer_cancel(&rb->timer);
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
+		__skb_queue_purge(&rb->queue[prio]);
+	WRITE_ONCE(rb->held, 0);
 }

@@ -97,6 +97,10 @@ static const struct sroce_cmd_desc sroce_cmds[SROCE_NUM_CMDS] = {
 	[SROCE_CMDI_QUERY_PFC_STATS] = { SROCE_CMD_QUERY_PFC_STATS,
 		"QUERY_PFC_STATS", sizeof(struct sroce_pfc_stats_req),
 		sizeof(struct sroce_pfc_stats_resp) },
+	[SROCE_CMDI_QUERY_PFC_BUFFER] = { SROCE_CMD_QUERY_PFC_BUFFER,
+		"QUERY_PFC_BUFFER", 0, sizeof(struct sroce_pfc_buffer_cfg) },
+	[SROCE_CMDI_SET_PFC_BUFFER] = { SROCE_CMD_SET_PFC_BUFFER,
+		"SET_PFC_BUFFER", sizeof(struct sroce_pfc_buffer_cfg), 0 },
 };
 
 /**

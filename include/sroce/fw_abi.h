@@ -80,6 +80,16 @@ enum sroce_fw_fault {
 					 * at random, finds no memory (value
 					 * N; 0 clears)
 					 */
+	SROCE_FW_FAULT_RX_DRAIN_MBPS,	/* the host side takes received RoCE
+					 * packets from the port's buffers at
+					 * most at N Mbit/s, as a busy bus or
+					 * host would (value N; 0: as fast as
+					 * they come, the buffers unused)
+					 */
+	SROCE_FW_FAULT_RX_DRAIN_STOP,	/* the host side takes none at all
+					 * until cleared (value 1; 0 clears):
+					 * a stalled receiver
+					 */
 	SROCE_FW_NUM_FAULTS,
 };
 
@@ -127,6 +137,8 @@ enum sroce_cmd_opcode {
 	SROCE_CMD_QUERY_PFC = 0x0A01,
 	SROCE_CMD_SET_PFC = 0x0A02,
 	SROCE_CMD_QUERY_PFC_STATS = 0x0A03,
+	SROCE_CMD_QUERY_PFC_BUFFER = 0x0A04,
+	SROCE_CMD_SET_PFC_BUFFER = 0x0A05,
 };
 
 /* Dense index of each opcode, for per-command statistics tables. */
@@ -167,6 +179,8 @@ enum sroce_cmd_index {
 	SROCE_CMDI_QUERY_PFC,
 	SROCE_CMDI_SET_PFC,
 	SROCE_CMDI_QUERY_PFC_STATS,
+	SROCE_CMDI_QUERY_PFC_BUFFER,
+	SROCE_CMDI_SET_PFC_BUFFER,
 	SROCE_NUM_CMDS,
 	SROCE_CMDI_INVALID = SROCE_NUM_CMDS,
 };
@@ -819,6 +833,47 @@ struct sroce_pfc_cfg {
 	__u8 rsvd[7];
 };
 
+/* The port's receive buffers: at most this many bytes in all */
+#define SROCE_PFC_BUFFER_TOTAL		(4U << 20)
+#define SROCE_PFC_CABLE_LEN_MAX		10000	/* metres */
+#define SROCE_PFC_STALL_TOUT_MIN	80	/* ms, as mlx5's pfc-prevention-tout */
+#define SROCE_PFC_STALL_TOUT_MAX	8000
+
+/*
+ * SROCE_CMD_QUERY_PFC_BUFFER response and SROCE_CMD_SET_PFC_BUFFER
+ * request: the port's receive buffers (mlnx_qos --buffer_size,
+ * --prio2buffer, --cable_len; dcb buffer) and its PFC storm watchdog
+ * (ethtool's pfc-prevention-tout). Received RoCE packets of priority N
+ * wait in buffer @prio2buffer[N] while the host side drains them. A
+ * buffer holding a priority with PFC on is lossless: it asks the link
+ * partner to pause those priorities at @xoff bytes and lifts the pause
+ * below @xon. Bit B of @xoff_set: buffer B's thresholds are @xoff[B]
+ * (<= size) and @xon[B] (below it; 0: xoff - MTU); clear: computed as
+ * ConnectX does (xoff = size - headroom, headroom = (301 + 2.16 x cable
+ * m) x Gbit/s (at least 40) + 2.72 x MTU, xon = xoff - MTU), and SET
+ * wants @xoff[B] and @xon[B] 0. QUERY returns them as set, and in
+ * @active_xoff, @active_xon those in force (0: a lossy buffer);
+ * @occupancy: bytes held now. SET wants the last three 0. BAD_PARAM, changing
+ * nothing, for sizes above SROCE_PFC_BUFFER_TOTAL in all, a buffer
+ * number above 7, a lossless buffer too small for its thresholds, a
+ * cable longer than SROCE_PFC_CABLE_LEN_MAX, a stall timeout out of
+ * SROCE_PFC_STALL_TOUT_MIN..MAX, or @rsvd not zero. After creation:
+ * buffer 0 of 256 KiB holds every priority, 7 m of cable, 100 ms.
+ */
+struct sroce_pfc_buffer_cfg {
+	__le32 size[8];
+	__le32 xoff[8];
+	__le32 xon[8];
+	__le32 occupancy[8];
+	__le32 active_xoff[8];
+	__le32 active_xon[8];
+	__u8 prio2buffer[8];
+	__le16 cable_len;
+	__le16 stall_tout_ms;
+	__u8 xoff_set;
+	__u8 rsvd[3];
+};
+
 /*
  * Counters of one priority in the SROCE_CMD_QUERY_PFC_STATS response,
  * named as mlx5's ethtool counters rx_prioN_pause and so on.
@@ -1038,6 +1093,7 @@ SROCE_ABI_ASSERT_SIZE(sroce_qp_cc_resp, 32);
 SROCE_ABI_ASSERT_SIZE(sroce_pfc_cfg, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_pfc_stats_req, 8);
 SROCE_ABI_ASSERT_SIZE(sroce_pfc_stats_resp, 88);
+SROCE_ABI_ASSERT_SIZE(sroce_pfc_buffer_cfg, 208);
 static_assert(offsetof(struct sroce_ring_hdr, producer_index) == 128,
 	      "ring producer index moved");
 static_assert(offsetof(struct sroce_ring_hdr, consumer_index) == 256,

@@ -9,8 +9,10 @@
  *
  *   xfer_verify -a DEV_A -g GID_A -b DEV_B -G GID_B [-n ITER] [-s SEED]
  *               [-m PATH_MTU] [-t SECONDS] [-r [-R MS]] [-w FILE] [-p | -e]
+ *               [-T TCLASS]
  *
- * -m sets the QPs' path MTU (256..4096 bytes, default 1024). -w keeps
+ * -T gives both QPs' paths the traffic class TCLASS (DSCP and ECN), which
+ * in DSCP trust sets their priority. -m sets the QPs' path MTU (256..4096 bytes, default 1024). -w keeps
  * transferring after the ITER transfers until FILE exists.
  *
  * -r makes the receiver slow: each SEND is posted before its receive
@@ -66,6 +68,7 @@ static int slow_receiver;
 static unsigned int slow_ms = 20;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static const char *until_file;
+static uint8_t traffic_class;
 static int remote_atomic;
 
 static uint32_t rnd(void)
@@ -146,6 +149,7 @@ static int connect_qp(struct side *s, const struct side *peer)
 	a.ah_attr.grh.dgid = peer->gid;
 	a.ah_attr.grh.sgid_index = s->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.traffic_class = traffic_class;
 	a.ah_attr.port_num = 1;
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -667,7 +671,7 @@ int main(int argc, char **argv)
 	int opt, ret, pairs = 0, err_order = 0;
 
 	rng_state = 1;
-	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rR:w:pe")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rR:w:peT:")) != -1) {
 		switch (opt) {
 		case 'a': a.name = optarg; break;
 		case 'b': b.name = optarg; break;
@@ -693,11 +697,12 @@ int main(int argc, char **argv)
 		case 'w': until_file = optarg; break;
 		case 'p': pairs = 1; remote_atomic = 1; break;
 		case 'e': err_order = 1; break;
+		case 'T': traffic_class = strtoul(optarg, NULL, 0); break;
 		default: return 1;
 		}
 	}
 	if (!a.name || !b.name || a.gid_index < 0 || b.gid_index < 0) {
-		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-m MTU] [-n N] [-s SEED] [-t SEC] [-r [-R MS]] [-w FILE] [-p | -e]\n",
+		fprintf(stderr, "usage: %s -a DEV -g GIDX -b DEV -G GIDX [-m MTU] [-n N] [-s SEED] [-t SEC] [-r [-R MS]] [-w FILE] [-p | -e] [-T TCLASS]\n",
 			argv[0]);
 		return 1;
 	}

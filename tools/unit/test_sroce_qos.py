@@ -107,6 +107,35 @@ class SroceQosTest(unittest.TestCase):
         self.assertEqual(self.run_tool("-d", "sroce0", "--apply", path)[0], 0)
         self.assertEqual(self.fs.get("pfc/enable"), "0,0,0,1,0,0,0,0")
 
+    def test_pfc_buffers(self):
+        os.makedirs(os.path.join(self.fs.port, "pfc"))
+        self.fs.put("pfc/enable", "0,0,0,0,0,0,0,0")
+        self.fs.put("pfc/buffer_size", "262144,0,0,0,0,0,0,0")
+        self.fs.put("pfc/prio2buffer", "0,0,0,0,0,0,0,0")
+        self.fs.put("pfc/cable_len", "7")
+        self.fs.put("pfc/stall_tout", "100")
+        for k in ("xoff", "xon", "occupancy"):
+            self.fs.put("pfc/" + k, "0,0,0,0,0,0,0,0")
+        status, out, err = self.run_tool(
+            "-d", "sroce0", "--pfc", "0,0,0,1,0,0,0,0",
+            "--buffer_size", "65536,131072,0,0,0,0,0,0",
+            "--prio2buffer", "0,0,0,1,0,0,0,0", "--cable_len", "30",
+            "--pfc_stall_tout", "500")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.fs.get("pfc/buffer_size"), "65536,131072,0,0,0,0,0,0")
+        self.assertEqual(self.fs.get("pfc/prio2buffer"), "0,0,0,1,0,0,0,0")
+        self.assertEqual(self.fs.get("pfc/cable_len"), "30")
+        self.assertEqual(self.fs.get("pfc/stall_tout"), "500")
+        self.assertIn("receive buffers:", out)
+        self.assertIn("cable_len: 30 m, stall timeout: 500 ms", out)
+        status, _, err = self.run_tool("-d", "sroce0", "--prio2buffer", "0,0,0,8,0,0,0,0")
+        self.assertEqual(status, 1)
+        self.assertIn("--prio2buffer", err)
+        status, out, err = self.run_tool("-d", "sroce0", "--json")
+        s = json.loads(out)
+        self.assertEqual(s["buffer_size"][1], 131072)
+        self.assertNotIn("live", s)
+
     def test_pfc_absent(self):
         status, out, err = self.run_tool("-d", "sroce0")
         self.assertEqual(status, 0, err)
