@@ -233,7 +233,8 @@ bool sroce_pfc_buf_admit(struct sroce_pfc_buf *buf, u32 bytes, u64 now_ns,
 			 u32 speed_mbps, enum sroce_pfc_action *action)
 {
 	*action = SROCE_PFC_NONE;
-	if (bytes > buf->size - buf->used)
+	/* A buffer made smaller than what it holds admits nothing. */
+	if (buf->used > buf->size || bytes > buf->size - buf->used)
 		return false;
 	buf->used += bytes;
 	if (buf->xoff && !buf->paused && buf->used >= buf->xoff) {
@@ -299,4 +300,32 @@ u8 sroce_pfc_buf_prios(const u8 *prio2buffer, u8 pfc_enable,
 		if ((pfc_enable & (1U << prio)) && prio2buffer[prio] == buf)
 			vector |= 1U << prio;
 	return vector;
+}
+
+/**
+ * sroce_pfc_ecn_mark() - whether a packet arriving at a buffer is marked
+ * CE, as a switch port's WRED/ECN profile marks
+ * @used: bytes the buffer holds as it arrives
+ * @kmin: no mark at or below this
+ * @kmax: every packet marked from this on; 0: no marking at all
+ * @pmax_pct: the probability just below @kmax, in percent (0..100)
+ * @rnd: a uniformly random 32-bit number
+ *
+ * The probability grows linearly from 0 above @kmin to @pmax_pct at
+ * @kmax, on the instantaneous occupancy (DCQCN's switches, and the HPCC
+ * simulator's, mark that way).
+ *
+ * Return: true to mark.
+ */
+bool sroce_pfc_ecn_mark(u32 used, u32 kmin, u32 kmax, u32 pmax_pct, u32 rnd)
+{
+	u64 ppm;
+
+	if (!kmax || used <= kmin)
+		return false;
+	if (used >= kmax || kmax <= kmin)
+		return true;
+	/* In millionths: (used - kmin) / (kmax - kmin) x pmax_pct %. */
+	ppm = pfc_div((u64)(used - kmin) * pmax_pct * 10000, kmax - kmin);
+	return rnd % 1000000 < ppm;
 }

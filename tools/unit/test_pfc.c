@@ -180,6 +180,39 @@ static void test_pfc_buf_cycle(void)
 	CHECK(!sroce_pfc_buf_admit(&b, ~0U, t, 10000, &a));
 }
 
+static void test_pfc_buf_shrunk(void)
+{
+	struct sroce_pfc_buf buf;
+	enum sroce_pfc_action a;
+
+	/* 64 KiB holding 100000 B after a resize: nothing fits. */
+	CHECK_EQ(sroce_pfc_buf_init(&buf, 65536, false, 7, 10000, 1514), 0);
+	buf.used = 100000;
+	CHECK(!sroce_pfc_buf_admit(&buf, 1000, 0, 10000, &a));
+	CHECK(!sroce_pfc_buf_admit(&buf, 0, 0, 10000, &a));
+	CHECK_EQ(buf.used, 100000);
+	sroce_pfc_buf_release(&buf, 40000);
+	CHECK(sroce_pfc_buf_admit(&buf, 1000, 0, 10000, &a));
+	CHECK_EQ(buf.used, 61000);
+}
+
+static void test_pfc_ecn_mark(void)
+{
+	/* kmin 1000, kmax 3000, 20 %: at 2000 half of it, 10 % = 100000 ppm. */
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 0, 20, 0));	/* off */
+	CHECK(!sroce_pfc_ecn_mark(1000, 1000, 3000, 20, 0));	/* at kmin */
+	CHECK(sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 99999));
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 100000));
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 1100000)); /* mod 1e6 */
+	CHECK(sroce_pfc_ecn_mark(2999, 1000, 3000, 100, 999000));
+	CHECK(sroce_pfc_ecn_mark(3000, 1000, 3000, 0, 0xffffffff)); /* at kmax */
+	CHECK(sroce_pfc_ecn_mark(5, 7, 7, 1, 0xffffffff) == false);
+	CHECK(sroce_pfc_ecn_mark(8, 7, 7, 1, 0xffffffff));	/* kmax <= kmin */
+	/* No overflow at the extremes. */
+	CHECK(!sroce_pfc_ecn_mark(0xfffffffe, 0, 0xffffffff, 100, 999999));
+	CHECK(sroce_pfc_ecn_mark(0xfffffffe, 0, 0xffffffff, 100, 999998));
+}
+
 static void test_pfc_buf_prios(void)
 {
 	const u8 p2b[8] = { 0, 0, 0, 1, 1, 0, 2, 0 };
@@ -201,5 +234,7 @@ const struct unit_test pfc_tests[] = {
 	{ "pfc_buf_init", test_pfc_buf_init },
 	{ "pfc_buf_cycle", test_pfc_buf_cycle },
 	{ "pfc_buf_prios", test_pfc_buf_prios },
+	{ "pfc_ecn_mark", test_pfc_ecn_mark },
+	{ "pfc_buf_shrunk", test_pfc_buf_shrunk },
 	{ NULL, NULL },
 };
