@@ -84,7 +84,7 @@ MODULE_SOURCES := Kbuild $(shell cd $(TOP) && \
 
 # Guest test settings (tools/vm/sroce-vm).
 VM := $(TOP)/tools/vm/sroce-vm
-VM_TIMEOUT ?= 1800
+VM_TIMEOUT ?= 2400
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
@@ -233,6 +233,11 @@ SMOKE_SUITES ?= trixie sid
 # installs the packages and builds the roots); check-full runs them on
 # the newest kernel too.
 NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge_read.sh
+# And the other way round, the firmware's PFC (about 3 minutes): make
+# check runs it on the newest kernel only, check-full on 6.1 too. Make
+# check of d5e7b43 with them in the 6.1 collection ran out of its guest's
+# 30 minutes.
+NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 
 # Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
 # newest linux-source-7.*), into build/upstream-rdma: never committed, the
@@ -264,7 +269,8 @@ check:
 	$(call stage,fuzz,fuzz)
 	$(call stage,dkms-build,dkms-build)
 	$(call stage,upstream-rdma,upstream-rdma)
-	$(call stage,collection-6.1,check-guest GUEST_KVER=$(KVER_61))
+	$(call stage,collection-6.1,check-guest GUEST_KVER=$(KVER_61) \
+		GUEST_RUN_ARGS=--except=$(NEUTRAL_NEWEST))
 	$(call stage,interop,check-interop)
 	$(call stage,collection-$(NEWEST_SUITE),check-guest \
 		GUEST_RUN_ARGS=--except=$(NEUTRAL_SLOW) \
@@ -291,6 +297,9 @@ check-package: deb
 # smoke runs on the other suites' kernels, the package on 6.1 and the
 # newest 7.x.
 check-full: check
+	$(call stage,collection-6.1-neutral,check-guest \
+		GUEST_RUN_ARGS=--only=$(NEUTRAL_NEWEST) \
+		GUEST_OUT=$(KVER_61)-neutral GUEST_KVER=$(KVER_61))
 	$(call stage,collection-$(NEWEST_SUITE)-neutral,check-guest \
 		GUEST_RUN_ARGS=--only=$(NEUTRAL_SLOW) \
 		GUEST_OUT=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE))-neutral \

@@ -48,18 +48,18 @@ for k in rp_dce_tcp_rtt=1000 rp_time_reset=20000 rp_byte_reset=0 \
 		ktap_diag "setting ${k%%=*} failed"
 done
 
-# run NAME: 400 SENDs of 64 KiB on priority 3 (DSCP 24); sets NAME_pauses,
+# run NAME: 250 SENDs of 64 KiB on priority 3 (DSCP 24); sets NAME_pauses,
 # NAME_discards, NAME_cnps, NAME_status, NAME_ms
 run() {
 	local name=$1 p d c t0 t1 srv status
 	p=$(stat rx tx_prio3_pause) d=$(stat rx rx_prio3_buf_discard)
 	c=$(stat tx rp_cnp_handled)
 	nsx timeout 180 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -e \
-		-n 400 -p 18551 > "$work/$name.srv" 2>&1 &
+		-n 250 -p 18551 > "$work/$name.srv" 2>&1 &
 	srv=$!
 	wait_until 30 listening "$NS" 18551
 	t0=${EPOCHREALTIME/./}
-	timeout 180 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -e -n 400 \
+	timeout 180 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -e -n 250 \
 		-p 18551 10.94.0.2 > "$work/$name.cli" 2>&1
 	status=$?
 	t1=${EPOCHREALTIME/./}

@@ -83,7 +83,7 @@ capture_start pfcl0 "$work/pfc.pcap"
 d3=$(stat rx rx_prio3_buf_discard) p3=$(stat rx tx_prio3_pause)
 r3=$(stat tx rx_prio3_pause) h3=$(stat tx rx_prio3_pause_duration)
 nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
-out=$(verify 96 40 2>&1)
+out=$(verify 96 24 2>&1)
 status=$?
 capture_stop
 d3=$(( $(stat rx rx_prio3_buf_discard) - d3 ))
@@ -118,9 +118,9 @@ fi
 # and go-back-N recovers it; priority 3 still loses nothing.
 d3=$(stat rx rx_prio3_buf_discard) d0=$(stat rx rx_prio0_buf_discard)
 nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
-verify 0 30 > "$work/v0" 2>&1 &
+verify 0 20 > "$work/v0" 2>&1 &
 v0=$!
-out=$(verify 96 30 2>&1)
+out=$(verify 96 20 2>&1)
 s3=$?
 wait $v0
 s0=$?
@@ -142,7 +142,7 @@ echo 0,0,0,0,0,0,0,0 > $rx/pfc/enable
 echo 65536,65536,0,0,0,0,0,0 > $rx/pfc/buffer_size
 d3=$(stat rx rx_prio3_buf_discard) p3=$(stat rx tx_prio3_pause)
 nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
-out=$(verify 96 30 2>&1)
+out=$(verify 96 20 2>&1)
 status=$?
 d3=$(( $(stat rx rx_prio3_buf_discard) - d3 ))
 p3=$(( $(stat rx tx_prio3_pause) - p3 ))
