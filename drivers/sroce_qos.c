@@ -416,12 +416,12 @@ static ssize_t sroce_buf_show(struct ib_device *ibdev, u32 port,
 /* Eight comma-separated numbers, each at most @max. */
 static int sroce_u32_list_parse(const char *buf, u32 *vals, u32 max)
 {
-	char copy[128], *p, *tok;
+	char copy[128], *p = copy, *tok;
 	unsigned int i = 0;
 
 	if (strscpy(copy, buf, sizeof(copy)) < 0)
 		return -EINVAL;
-	p = strim(copy);
+	strim(copy);
 	while ((tok = strsep(&p, ","))) {
 		if (i == SROCE_NUM_PRIO || kstrtou32(tok, 0, &vals[i]) ||
 		    vals[i] > max)

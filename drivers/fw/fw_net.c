@@ -210,9 +210,7 @@ static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
 	cb->ce = pkt->ce;
 	/* What the wire carried: the Ethernet header and the L3 packet. */
 	sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
-			     ETH_HLEN + len, pkt->net_type != SROCE_NET_ROCE_V1 &&
-			     (pkt->tclass & INET_ECN_MASK) != INET_ECN_NOT_ECT,
-			     &cb->ce);
+			     ETH_HLEN + len);
 }
 
 /**
@@ -247,7 +245,7 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 		memcpy(pkt.saddr, &ip6->saddr, SROCE_GID_LEN);
 	}
 	sroce_fw_rx_deliver(fw, &pkt, l3, cb->l3_len, cb->l3_type);
-	consume_skb(skb);
+	kfree_skb(skb);
 }
 
 /* Consumes @skb; its data starts at the UDP header. */
@@ -389,20 +387,20 @@ static int sroce_fw_rx_pause(struct sk_buff *skb, struct net_device *dev,
 			     struct packet_type *pt,
 			     struct net_device *orig_dev)
 {
+	struct net_device *port = is_vlan_dev(dev) ? vlan_dev_real_dev(dev) :
+						     dev;
 	u8 copy[SROCE_PFC_BODY_LEN];
 	struct sroce_pause pause;
 	unsigned int len;
 	const u8 *body;
 
-	/* Pause frames are untagged, as a MAC takes them: not a VLAN's. */
 	len = min_t(unsigned int, skb->len, sizeof(copy));
 	body = skb_header_pointer(skb, 0, len, copy);
-	if (!is_vlan_dev(dev) && dev->type == ARPHRD_ETHER &&
-	    skb_mac_header_was_set(skb) && body &&
-	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, dev->dev_addr) &&
+	if (skb_mac_header_was_set(skb) && body &&
+	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, port->dev_addr) &&
 	    !sroce_pause_parse(body, len, &pause)) {
 		rcu_read_lock();
-		sroce_fw_port_pause_rx(dev, &pause);
+		sroce_fw_port_pause_rx(port, &pause);
 		rcu_read_unlock();
 	}
 	consume_skb(skb);
@@ -856,10 +854,9 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
  * @quanta: per priority, the pause time (0: resume)
  *
  * An 802.1Qbb frame from the port's MAC to the MAC Control group, out of
- * the netdev (the real device under a VLAN) untagged and link-local. It
- * bypasses the port's transmit scheduler (it is no QP's, and a paused
- * priority must not hold it) and goes to the netdev's queue at control
- * priority. One that finds no memory is lost, as on a wire: the next
+ * the netdev untagged: link-local, never queued behind RoCE packets of
+ * the port (it is not a QP's, and the netdev's qdisc is the partner's
+ * business). One that finds no memory is lost, as on a wire: the next
  * refresh asks again.
  *
  * Context: softirq or process context; no lock of the caller's held.
@@ -867,9 +864,8 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
  */
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 {
-	struct net_device *dev = sroce_fw_phys_dev(fw->ndev);
+	struct net_device *dev = fw->ndev;
 	struct sk_buff *skb;
-	int err;
 
 	skb = alloc_skb(LL_RESERVED_SPACE(dev) + SROCE_PAUSE_FRAME_LEN,
 			GFP_ATOMIC);
@@ -887,9 +883,7 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 	skb->dev = dev;
 	skb->protocol = htons(SROCE_MAC_CONTROL_TYPE);
 	skb->priority = TC_PRIO_CONTROL;
-	/* Congestion notified is sent all the same; a drop is not. */
-	err = net_xmit_eval(dev_queue_xmit(skb));
-	return err > 0 ? -ENOBUFS : err;
+	return dev_queue_xmit(skb);
 }
 
 /**

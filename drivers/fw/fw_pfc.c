@@ -25,7 +25,6 @@
  * the pause timers (softirq) and QUERY_PFC_STATS take it.
  */
 #include <linux/hrtimer.h>
-#include <linux/random.h>
 
 #include "fw.h"
 #include "fw_trace.h"
@@ -70,11 +69,6 @@ static enum hrtimer_restart sroce_fw_pause_timer(struct hrtimer *t)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	/* Restarted meanwhile (a new pause): the queued expiry stands. */
-	if (hrtimer_is_queued(t)) {
-		spin_unlock_irqrestore(&s->lock, flags);
-		return HRTIMER_NORESTART;
-	}
 	if (s->paused_mask & BIT(p->prio)) {
 		if ((s64)(p->until_ns - now) > 0) {
 			hrtimer_set_expires(t, ns_to_ktime(p->until_ns));
@@ -143,22 +137,13 @@ void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause)
 			}
 			continue;
 		}
-		/*
-		 * A renewal that moves the end on leaves the timer where it is:
-		 * it sleeps on to until_ns by itself. A flood of renewals then
-		 * costs no timer operation.
-		 */
-		if (!(s->paused_mask & BIT(prio)) ||
-		    (s64)(now + ns - p->until_ns) < 0) {
-			if (!(s->paused_mask & BIT(prio)))
-				p->since_ns = now;
+		if (!(s->paused_mask & BIT(prio))) {
+			p->since_ns = now;
 			s->paused_mask |= BIT(prio);
-			p->until_ns = now + ns;
-			hrtimer_start(&p->timer, ns_to_ktime(p->until_ns),
-				      HRTIMER_MODE_ABS_SOFT);
-		} else {
-			p->until_ns = now + ns;
 		}
+		p->until_ns = now + ns;
+		hrtimer_start(&p->timer, ns_to_ktime(p->until_ns),
+			      HRTIMER_MODE_ABS_SOFT);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (resumed)
@@ -205,23 +190,19 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 	struct sroce_fw_sched *s = &fw->sched;
 	unsigned long flags;
 	unsigned int prio;
-	u8 release, old;
+	u8 release;
 	u64 now;
 
 	if (memchr_inv(r->rsvd, 0, sizeof(r->rsvd)))
 		return SROCE_FW_ERR_BAD_PARAM;
 	mutex_lock(&fw->cc_mutex);
-	old = fw->pfc_enable;
 	WRITE_ONCE(fw->pfc_enable, r->enable);
 	sroce_fw_rxbuf_pfc_changed(fw, r->enable);
 	mutex_unlock(&fw->cc_mutex);
-	/*
-	 * What obeys no frame any more: a priority PFC went off on, and
-	 * everything 802.3x paused when PFC comes on.
-	 */
+	/* What obeys no frame any more: everything if 802.3x was in force. */
 	now = ktime_get_ns();
 	spin_lock_irqsave(&s->lock, flags);
-	release = s->paused_mask & (old || !r->enable ? ~r->enable : 0xff);
+	release = s->paused_mask & ~r->enable;
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		if (release & BIT(prio))
 			sroce_fw_pause_end(fw, prio, now, false);
@@ -396,9 +377,9 @@ static bool sroce_fw_rxbuf_cfg_ok(const struct sroce_pfc_buffer_cfg *cfg)
 	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
 		u32 xoff = le32_to_cpu(cfg->xoff[b]);
 		u32 xon = le32_to_cpu(cfg->xon[b]);
-		bool set = cfg->xoff_set & BIT(b);
 
 		total += le32_to_cpu(cfg->size[b]);
+		bool set = cfg->xoff_set & BIT(b);
 
 		if (cfg->prio2buffer[b] >= SROCE_PFC_NUM_BUF ||
 		    cfg->occupancy[b] || cfg->active_xoff[b] ||
@@ -428,26 +409,15 @@ static void sroce_fw_rxbuf_ask(struct sroce_fw_dev *fw, unsigned int b,
 			       bool xoff, u64 now, struct sroce_fw_pause_out *out)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
-	u8 enable = READ_ONCE(fw->pfc_enable);
-	u8 prios = sroce_pfc_buf_prios(rb->cfg.prio2buffer, enable, b);
-	unsigned int prio, c;
-	u8 still = 0;
+	u8 prios = sroce_pfc_buf_prios(rb->cfg.prio2buffer,
+				       READ_ONCE(fw->pfc_enable), b);
+	unsigned int prio;
 
 	if (xoff && !rb->asked_since_ns[b])
 		rb->asked_since_ns[b] = now;
 	if (!xoff) {
 		rb->asked_since_ns[b] = 0;
 		rb->warned[b] = false;
-		/*
-		 * Lift what this buffer asked for under the settings of then
-		 * too (PFC or the map may have changed since): every priority
-		 * asked for that no buffer still pausing asks for now.
-		 */
-		for (c = 0; c < SROCE_PFC_NUM_BUF; c++)
-			if (c != b && rb->buf[c].paused)
-				still |= sroce_pfc_buf_prios(rb->cfg.prio2buffer,
-							     enable, c);
-		prios = (prios | rb->asking) & ~still;
 	}
 	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++) {
 		if (!(prios & BIT(prio)))
@@ -536,20 +506,10 @@ static struct sk_buff *sroce_fw_rxbuf_pick(struct sroce_fw_rxbuf *rb,
 	return NULL;
 }
 
-/*
- * What a held packet is counted as, in its cb's tail (fw_net.c's part of
- * the cb is at its head): its bytes and the buffer that counts them,
- * which it is released from whatever prio2buffer says by then.
- */
-struct sroce_fw_held {
-	u32 bytes;
-	u8 buf;
-};
-
-static struct sroce_fw_held *sroce_fw_rxbuf_held(struct sk_buff *skb)
+/* Bytes of a held packet, which its buffer counts: in its cb's tail. */
+static u32 *sroce_fw_rxbuf_bytes(struct sk_buff *skb)
 {
-	static_assert(sizeof(struct sroce_fw_held) <= 8);
-	return (struct sroce_fw_held *)(skb->cb + sizeof(skb->cb) - 8);
+	return (u32 *)(skb->cb + sizeof(skb->cb) - sizeof(u32));
 }
 
 /*
@@ -564,19 +524,22 @@ static struct sk_buff *sroce_fw_rxbuf_take(struct sroce_fw_dev *fw, u64 now,
 	unsigned int prio, b;
 	u32 bytes;
 
-	if (rb->drain_stop || (s64)(rb->next_ns - now) > 0)
+	if (rb->drain_stop || !rb->held)
+		return NULL;
+	if ((s64)(rb->next_ns - now) > 0)
 		return NULL;
 	skb = sroce_fw_rxbuf_pick(rb, &prio);
 	if (!skb)
 		return NULL;
-	bytes = sroce_fw_rxbuf_held(skb)->bytes;
-	b = sroce_fw_rxbuf_held(skb)->buf;
+	rb->held--;
+	bytes = *sroce_fw_rxbuf_bytes(skb);
 	if (rb->drain_mbps) {
 		if ((s64)(now - rb->next_ns) > SROCE_FW_DRAIN_BURST_NS)
 			rb->next_ns = now - SROCE_FW_DRAIN_BURST_NS;
 		rb->next_ns += div_u64((u64)bytes * 8 * NSEC_PER_USEC,
 				       rb->drain_mbps);
 	}
+	b = rb->cfg.prio2buffer[prio];
 	if (sroce_pfc_buf_release(&rb->buf[b], bytes) == SROCE_PFC_SEND_XON)
 		sroce_fw_rxbuf_ask(fw, b, false, now, out);
 	if (rb->storm[b] && rb->buf[b].used < rb->buf[b].xon)
@@ -592,13 +555,9 @@ static u64 sroce_fw_rxbuf_due(const struct sroce_fw_rxbuf *rb, u64 now,
 			      u64 watch)
 {
 	u64 due = 0;
-	unsigned int prio;
 
-	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
-		if (!skb_queue_empty(&rb->queue[prio]) && !rb->drain_stop) {
-			due = max(rb->next_ns, now);
-			break;
-		}
+	if (rb->held && !rb->drain_stop)
+		due = max(rb->next_ns, now);
 	if (watch && (!due || watch < due))
 		due = watch;
 	return due;
@@ -625,8 +584,6 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 		sroce_fw_rx_held(fw, skb);
 		rcu_read_unlock();
 		spin_lock(&rb->lock);
-		/* Only now: a packet arriving meanwhile must not overtake it. */
-		WRITE_ONCE(rb->held, rb->held - 1);
 	}
 	now = ktime_get_ns();
 	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
@@ -637,11 +594,7 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 	/* A full budget: the rest at once, after other softirqs. */
 	due = n == SROCE_FW_DRAIN_BUDGET ? now :
 	      sroce_fw_rxbuf_due(rb, now, watch);
-	/* Restarted meanwhile by an earlier due time: that expiry stands. */
-	if (hrtimer_is_queued(t))
-		due = 0;
-	else
-		rb->armed = due != 0;
+	rb->armed = due != 0;
 	if (due)
 		hrtimer_set_expires(t, ns_to_ktime(due));
 	spin_unlock(&rb->lock);
@@ -649,17 +602,10 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 	return due ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
-/*
- * Have the timer run by @due: set it if it is not, move it earlier if it
- * is set for later. A callback in progress (armed, not queued) looks at
- * the state again before it ends. Caller holds rb->lock.
- */
+/* Set the timer for when it is due, if it is not. Caller holds rb->lock. */
 static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
 {
-	if (!due)
-		return;
-	if (rb->armed && (!hrtimer_is_queued(&rb->timer) ||
-			  ktime_to_ns(hrtimer_get_expires(&rb->timer)) <= due))
+	if (rb->armed || !due)
 		return;
 	rb->armed = true;
 	hrtimer_start(&rb->timer, ns_to_ktime(due), HRTIMER_MODE_ABS_SOFT);
@@ -672,14 +618,11 @@ static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
  *	 taken if it is held, the caller keeps its own
  * @prio: its priority
  * @bytes: its length on the wire
- * @ect: it is ECN-capable (RoCE v2, ECT(0) or ECT(1))
- * @ce: set if the emulated switch port in front of the buffers marks it
- *	CE; written before the packet is queued
  *
  * Context: softirq (the receive path), RCU read side.
  */
 void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			  unsigned int prio, u32 bytes, bool ect, bool *ce)
+			  unsigned int prio, u32 bytes)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 	struct sroce_fw_pause_out out = {};
@@ -702,15 +645,7 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		else
 			sroce_fw_rxbuf_ask(fw, b, true, now, &out);
 	}
-	if (ect && rb->ecn_kmax &&
-	    sroce_pfc_ecn_mark(rb->buf[b].used - bytes, rb->ecn_kmin,
-			       rb->ecn_kmax, rb->ecn_pmax, get_random_u32()))
-		*ce = true;
-	sroce_fw_rxbuf_held(skb)->bytes = bytes;
-	sroce_fw_rxbuf_held(skb)->buf = b;
-	/* Nothing of the stack's is kept while it waits. */
-	skb_dst_drop(skb);
-	nf_reset_ct(skb);
+	*sroce_fw_rxbuf_bytes(skb) = bytes;
 	__skb_queue_tail(&rb->queue[prio], skb_get(skb));
 	WRITE_ONCE(rb->held, rb->held + 1);
 	sroce_fw_rxbuf_arm(rb, rb->drain_stop ?
@@ -723,60 +658,21 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 /**
  * sroce_fw_rxbuf_drain() - set how fast the host side drains
  * @fw: the function
- * @stop_knob: @value is the stop (1: drains nothing), not the rate
- * @value: the rate in Mbit/s (0: unlimited), or the stop
+ * @mbps: Mbit/s, 0: unlimited
+ * @stop: drains nothing
  *
  * Context: process context.
  */
-void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value)
+void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, u32 mbps, bool stop)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 
 	spin_lock_bh(&rb->lock);
-	if (stop_knob)
-		WRITE_ONCE(rb->drain_stop, !!value);
-	else
-		WRITE_ONCE(rb->drain_mbps, value);
+	WRITE_ONCE(rb->drain_mbps, mbps);
+	WRITE_ONCE(rb->drain_stop, stop);
 	rb->next_ns = ktime_get_ns();
 	sroce_fw_rxbuf_arm(rb, rb->held ? rb->next_ns : 0);
 	spin_unlock_bh(&rb->lock);
-}
-
-/**
- * sroce_fw_set_rx_ecn() - the ECN profile of an emulated switch port in
- * front of the port's buffers
- * @fw: the function
- * @kmin: bytes of a buffer's occupancy above which ECT packets arriving
- *	  may be marked CE
- * @kmax: from which all are; 0 turns marking off
- * @pmax_pct: the probability just below @kmax, percent
- *
- * On a real fabric the queue that marks ECN and the buffer that asks for
- * PFC pauses are both the last switch's; on one veth link there is no
- * switch, so the receiving port's buffers stand for that queue: a
- * testbed of ECN and PFC together on a single link. Marks are taken as
- * the notification point takes a switch's (np_ecn_marked_roce_packets,
- * CNPs). Only while packets go through the buffers (rx_drain_mbps).
- *
- * Context: process context.
- * Return: 0, or -EINVAL for @pmax_pct above 100 or @kmax not above @kmin.
- */
-int sroce_fw_set_rx_ecn(struct sroce_fw_dev *fw, u32 kmin, u32 kmax,
-			u32 pmax_pct)
-{
-	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
-
-	if (pmax_pct > 100 || (kmax && kmax <= kmin)) {
-		pr_err_ratelimited("sroce_fw %s: rx ECN profile %u %u %u refused\n",
-				   netdev_name(fw->ndev), kmin, kmax, pmax_pct);
-		return -EINVAL;
-	}
-	spin_lock_bh(&rb->lock);
-	rb->ecn_kmin = kmin;
-	rb->ecn_kmax = kmax;
-	rb->ecn_pmax = pmax_pct;
-	spin_unlock_bh(&rb->lock);
-	return 0;
 }
 
 /*

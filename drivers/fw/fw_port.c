@@ -180,10 +180,11 @@ void sroce_fw_port_detach(struct sroce_fw_dev *fw)
 
 /**
  * sroce_fw_port_pause_rx() - a pause frame arrived on a netdev
- * @ndev: the netdev (not a VLAN: pause frames are untagged)
+ * @ndev: the netdev (not a VLAN of it: pause frames are untagged, and
+ *	  the caller looked through a VLAN a tagged one came in on)
  * @pause: what it asks
  *
- * Every function whose PHY @ndev is, directly or under a VLAN, obeys it.
+ * Every function whose PHY @ndev is obeys it.
  *
  * Context: softirq, RCU read side.
  */
@@ -193,7 +194,7 @@ void sroce_fw_port_pause_rx(const struct net_device *ndev,
 	struct sroce_fw_dev *fw;
 
 	list_for_each_entry_rcu(fw, &sroce_fw_devs, node)
-		if (sroce_fw_phys_dev(fw->ndev) == ndev)
+		if (fw->ndev == ndev)
 			sroce_fw_pfc_rx(fw, pause);
 }
 
