@@ -19,9 +19,12 @@ two_hosts pfc 10.96.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
 inject=$(dirname "$0")/pause_inject.py
 sys=/sys/class/infiniband/$DEV0/ports/1
-# 64 KiB SENDs: enough that a held flow cannot end on what slips
-# through while the injector is descheduled, few enough for TCG.
+# 64 KiB SENDs, few enough for TCG.
 ITERS=300
+# The flows a pause is to hold: ten times as much, so that what slips
+# through while the injector is late (on 7.3 guests its renewals lapse
+# up to 70 times a second, some 20 % of the time) cannot finish them.
+HELD_ITERS=3000
 
 stat() {
 	cat "/sys/class/infiniband/$DEV0/ports/1/hw_counters/$1"
@@ -33,22 +36,38 @@ inject() {
 	nsx chrt -f 50 python3 "$inject" pfc1 "$@"
 }
 
-# flow NAME SL PORT: an ib_send_bw from DEV0 to DEV1 at service level SL
+# pause_start KIND...: the partner pauses (pause_inject.py --pfc VECTOR or
+# --global) at 65535 quanta, renewed until pause_stop, which sends XON
+# and notes when in $stop_at.
+pause_start() {
+	rm -f "$work/stop"
+	inject "$@" --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
+	inj=$!
+	wait_until 10 grep -q started "$work/inj"
+}
+
+pause_stop() {
+	touch "$work/stop"
+	stop_at=${EPOCHREALTIME/./}
+	wait "$inj"
+}
+
+# flow NAME SL PORT [ITERS]: an ib_send_bw from DEV0 to DEV1 at service level SL
 # (the priority, in PCP trust) in the background; $work/NAME.end gets
 # "STATUS TIME_US" when the client ends. A paused flow's transport
 # timeout is perftest's 67 ms (-u 14), the one its pause must not
 # trigger; the others have 1 s (-u 18), so that a TCG stall of the busy
 # guest does not time them out and blur the count.
 flow() {
-	local name=$1 sl=$2 port=$3 u=18
+	local name=$1 sl=$2 port=$3 iters=${4:-$ITERS} u=18
 	[ "$sl" = 3 ] && u=14
 	nsx timeout 120 ib_send_bw -d "$DEV1" -x "$G1" -S "$sl" -e -F -u $u \
-		-s 65536 -n $ITERS -p "$port" > "$work/$name.srv" 2>&1 &
+		-s 65536 -n "$iters" -p "$port" > "$work/$name.srv" 2>&1 &
 	eval "${name}_srv=$!"
 	wait_until 30 listening "$NS" "$port"
 	(
 		timeout 120 ib_send_bw -d "$DEV0" -x "$G0" -S "$sl" -e -F -u $u \
-			-s 65536 -n $ITERS -p "$port" 10.96.0.2 \
+			-s 65536 -n "$iters" -p "$port" 10.96.0.2 \
 			> "$work/$name.cli" 2>&1
 		echo "$? ${EPOCHREALTIME/./}" > "$work/$name.end"
 	) &
@@ -109,18 +128,14 @@ fi
 timeouts=$(stat local_ack_timeout_err)
 held0=$(stat rx_prio3_pause_duration)
 tr0=$(stat rx_prio3_pause_transition)
-rm -f "$work/stop"
-inject --pfc 0x08 --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
-inj=$!
-wait_until 10 grep -q started "$work/inj"
-flow p3 3 18531
+pause_start --pfc 0x08
+flow p3 3 18531 $HELD_ITERS
 flow p0 0 18532
 wait_until 90 ended p0
 nap 2
 ended p3 && early=yes || early=no
-touch "$work/stop"
-xon_at=${EPOCHREALTIME/./}
-wait "$inj"
+pause_stop
+xon_at=$stop_at
 wait_until 90 ended p3
 ok0=no ok3=no
 flow_wait p0 && ok0=yes
@@ -150,14 +165,10 @@ fi
 
 # 6. PFC frames for a priority with PFC off are counted, not obeyed.
 held0=$(stat rx_prio0_pause_duration)
-rm -f "$work/stop"
-inject --pfc 0x01 --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
-inj=$!
-wait_until 10 grep -q started "$work/inj"
+pause_start --pfc 0x01
 flow q0 0 18533
 wait_until 90 ended q0
-touch "$work/stop"
-wait "$inj"
+pause_stop
 ok=no
 flow_wait q0 && ok=yes
 if [ $ok = yes ] && [ "$(stat rx_prio0_pause_duration)" -eq "$held0" ]; then
@@ -171,18 +182,14 @@ fi
 # the zero-quanta PAUSE.
 echo 0,0,0,0,0,0,0,0 > $sys/pfc/enable
 held0=$(stat rx_prio0_pause_duration)
-rm -f "$work/stop"
-inject --global --quanta 0xffff --until "$work/stop" > "$work/inj" 2>&1 &
-inj=$!
-wait_until 10 grep -q started "$work/inj"
-flow g0 0 18534
+pause_start --global
+flow g0 0 18534 $HELD_ITERS
 # The flow's connection is made over TCP, which no pause holds; its
 # RDMA traffic waits. Hold it 3 s past its start.
 nap 3
 ended g0 && early=yes || early=no
-touch "$work/stop"
-xon_at=${EPOCHREALTIME/./}
-wait "$inj"
+pause_stop
+xon_at=$stop_at
 wait_until 90 ended g0
 ok=no
 flow_wait g0 && ok=yes
