@@ -371,10 +371,13 @@ trace_rates() {
 }
 
 # 3. A flow that starts late, the knobs still scaled: flow 1 alone for
-# 4 s, then both for 10 s. Over the second half of their time together
+# 4 s, then both for 14 s. Over the second half of their time together
 # the late flow has its share: within 25% of flow 1's rate (ccsim's model
-# of this link: within 10% some 1.5 s after the start).
-if timed_flows 4 10 && awk -v a="$late_bw1" -v b="$late_bw2" \
+# of this link: within 10% some 1.5 s after the start). The half is 7 s:
+# over 5 s the rates the emulated router lets through under TCG differed
+# by up to 27% between two converged flows (8 and 11 Mbit/s, CI run of
+# stop 25).
+if timed_flows 4 14 && awk -v a="$late_bw1" -v b="$late_bw2" \
 	'BEGIN { d = a > b ? a - b : b - a; m = a > b ? a : b; exit !(m > 0 && d <= 0.25 * m) }'; then
 	ktap_pass "a flow that starts late converges to its share"
 else
