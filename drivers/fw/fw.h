@@ -425,6 +425,7 @@ struct sroce_fw_path {
  * @retry_paused_ns: RC: the QP's priority's paused time (rx pause
  *		     duration, ns) when @retry_deadline was last set or moved:
  *		     what was paused since moves the deadline on
+ * @retry_paused_prio: RC: the priority @retry_paused_ns is of
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
@@ -520,6 +521,7 @@ struct sroce_fw_qp {
 	bool retry_restart;
 	unsigned long retry_deadline;
 	u64 retry_paused_ns;
+	u8 retry_paused_prio;
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
@@ -991,7 +993,7 @@ void sroce_fw_pfc_init(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_stop(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
 void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw);
-void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, u32 mbps, bool stop);
+void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value);
 void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			  unsigned int prio, u32 bytes);
 u16 sroce_fw_cmd_query_pfc_buffer(struct sroce_fw_dev *fw, const void *req,

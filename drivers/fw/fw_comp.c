@@ -86,8 +86,11 @@ void sroce_fw_arm_retry(struct sroce_fw_qp *qp, bool restart)
 	if (!sroce_fw_outstanding(qp) || !qp->attr.timeout)
 		return;
 	if (restart || !pending) {
+		u8 prio = READ_ONCE(qp->prio);
+
 		qp->retry_deadline = jiffies + sroce_fw_retry_jiffies(qp);
-		qp->retry_paused_ns = sroce_fw_prio_paused_ns(qp->fw, qp->prio);
+		qp->retry_paused_prio = prio;
+		qp->retry_paused_ns = sroce_fw_prio_paused_ns(qp->fw, prio);
 	}
 	if (!pending)
 		mod_timer(&qp->retry_timer, qp->retry_deadline);
@@ -124,15 +127,25 @@ void sroce_fw_retry_defer(struct sroce_fw_qp *qp, u64 wait_ns)
  */
 static bool sroce_fw_retry_paused(struct sroce_fw_qp *qp)
 {
+	u8 prio = READ_ONCE(qp->prio);
 	u64 paused;
 
-	if (sroce_fw_prio_paused(qp->fw, qp->prio)) {
+	if (sroce_fw_prio_paused(qp->fw, prio)) {
 		mod_timer(&qp->retry_timer,
 			  jiffies + sroce_fw_retry_jiffies(qp));
 		return true;
 	}
-	paused = sroce_fw_prio_paused_ns(qp->fw, qp->prio);
-	if (paused == qp->retry_paused_ns)
+	paused = sroce_fw_prio_paused_ns(qp->fw, prio);
+	/*
+	 * The QP moved to another priority (SET_QOS, a new path): that
+	 * priority's count is no measure of this deadline; start afresh.
+	 */
+	if (prio != qp->retry_paused_prio) {
+		qp->retry_paused_prio = prio;
+		qp->retry_paused_ns = paused;
+		return false;
+	}
+	if (paused <= qp->retry_paused_ns)
 		return false;
 	qp->retry_deadline += nsecs_to_jiffies(paused - qp->retry_paused_ns);
 	qp->retry_paused_ns = paused;

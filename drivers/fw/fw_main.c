@@ -292,12 +292,12 @@ int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
 		WRITE_ONCE(fw->fault_tx_no_mem, value);
 		return 0;
 	case SROCE_FW_FAULT_RX_DRAIN_MBPS:
-		sroce_fw_rxbuf_drain(fw, value, READ_ONCE(fw->rxbuf.drain_stop));
+		sroce_fw_rxbuf_drain(fw, false, value);
 		return 0;
 	case SROCE_FW_FAULT_RX_DRAIN_STOP:
 		if (value > 1)
 			break;
-		sroce_fw_rxbuf_drain(fw, READ_ONCE(fw->rxbuf.drain_mbps), value);
+		sroce_fw_rxbuf_drain(fw, true, value);
 		return 0;
 	default:
 		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",

@@ -245,7 +245,7 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 		memcpy(pkt.saddr, &ip6->saddr, SROCE_GID_LEN);
 	}
 	sroce_fw_rx_deliver(fw, &pkt, l3, cb->l3_len, cb->l3_type);
-	kfree_skb(skb);
+	consume_skb(skb);
 }
 
 /* Consumes @skb; its data starts at the UDP header. */
@@ -866,6 +866,7 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 {
 	struct net_device *dev = fw->ndev;
 	struct sk_buff *skb;
+	int err;
 
 	skb = alloc_skb(LL_RESERVED_SPACE(dev) + SROCE_PAUSE_FRAME_LEN,
 			GFP_ATOMIC);
@@ -883,7 +884,14 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 	skb->dev = dev;
 	skb->protocol = htons(SROCE_MAC_CONTROL_TYPE);
 	skb->priority = TC_PRIO_CONTROL;
-	return dev_queue_xmit(skb);
+	/*
+	 * Congestion notified is sent all the same; a drop is not. Not
+	 * net_xmit_eval(dev_queue_xmit()): the macro evaluates its argument
+	 * twice, which sent the frame again after it was consumed.
+	 */
+	err = dev_queue_xmit(skb);
+	err = net_xmit_eval(err);
+	return err > 0 ? -ENOBUFS : err;
 }
 
 /**

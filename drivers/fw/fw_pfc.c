@@ -190,19 +190,24 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 	struct sroce_fw_sched *s = &fw->sched;
 	unsigned long flags;
 	unsigned int prio;
-	u8 release;
+	u8 release, old;
 	u64 now;
 
 	if (memchr_inv(r->rsvd, 0, sizeof(r->rsvd)))
 		return SROCE_FW_ERR_BAD_PARAM;
 	mutex_lock(&fw->cc_mutex);
+	old = fw->pfc_enable;
 	WRITE_ONCE(fw->pfc_enable, r->enable);
 	sroce_fw_rxbuf_pfc_changed(fw, r->enable);
 	mutex_unlock(&fw->cc_mutex);
-	/* What obeys no frame any more: everything if 802.3x was in force. */
+	/*
+	 * What obeys no frame any more: the priorities PFC went off on, and
+	 * everything an 802.3x pause held when PFC comes on (PFC frames
+	 * then pause what they name anew).
+	 */
 	now = ktime_get_ns();
 	spin_lock_irqsave(&s->lock, flags);
-	release = s->paused_mask & ~r->enable;
+	release = s->paused_mask & (old || !r->enable ? ~r->enable : 0xff);
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		if (release & BIT(prio))
 			sroce_fw_pause_end(fw, prio, now, false);
@@ -409,15 +414,26 @@ static void sroce_fw_rxbuf_ask(struct sroce_fw_dev *fw, unsigned int b,
 			       bool xoff, u64 now, struct sroce_fw_pause_out *out)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
-	u8 prios = sroce_pfc_buf_prios(rb->cfg.prio2buffer,
-				       READ_ONCE(fw->pfc_enable), b);
-	unsigned int prio;
+	u8 enable = READ_ONCE(fw->pfc_enable);
+	u8 prios = sroce_pfc_buf_prios(rb->cfg.prio2buffer, enable, b);
+	unsigned int prio, c;
+	u8 still = 0;
 
 	if (xoff && !rb->asked_since_ns[b])
 		rb->asked_since_ns[b] = now;
 	if (!xoff) {
 		rb->asked_since_ns[b] = 0;
 		rb->warned[b] = false;
+		/*
+		 * The pause asked may be of other priorities than the buffer
+		 * has now (PFC or prio2buffer changed since): lift every
+		 * priority asked for that no buffer still pausing asks for.
+		 */
+		for (c = 0; c < SROCE_PFC_NUM_BUF; c++)
+			if (c != b && rb->buf[c].paused)
+				still |= sroce_pfc_buf_prios(rb->cfg.prio2buffer,
+							     enable, c);
+		prios = (prios | rb->asking) & ~still;
 	}
 	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++) {
 		if (!(prios & BIT(prio)))
@@ -658,18 +674,23 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 /**
  * sroce_fw_rxbuf_drain() - set how fast the host side drains
  * @fw: the function
- * @mbps: Mbit/s, 0: unlimited
- * @stop: drains nothing
+ * @stop_knob: @value is the stop (1: drains nothing), not the rate
+ * @value: the rate in Mbit/s (0: unlimited), or the stop
+ *
+ * Each knob is set alone, under the lock: two writers of the two knobs
+ * at once do not undo each other.
  *
  * Context: process context.
  */
-void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, u32 mbps, bool stop)
+void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 
 	spin_lock_bh(&rb->lock);
-	WRITE_ONCE(rb->drain_mbps, mbps);
-	WRITE_ONCE(rb->drain_stop, stop);
+	if (stop_knob)
+		WRITE_ONCE(rb->drain_stop, !!value);
+	else
+		WRITE_ONCE(rb->drain_mbps, value);
 	rb->next_ns = ktime_get_ns();
 	sroce_fw_rxbuf_arm(rb, rb->held ? rb->next_ns : 0);
 	spin_unlock_bh(&rb->lock);
