@@ -237,7 +237,7 @@ NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge
 # check runs it on the newest kernel only, check-full on 6.1 too. Make
 # check of d5e7b43 with them in the 6.1 collection ran out of its guest's
 # 30 minutes.
-NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh
+NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 
 # Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
 # newest linux-source-7.*), into build/upstream-rdma: never committed, the

@@ -122,6 +122,7 @@ struct sroce_cc_knob {
  * @fault_tx_no_mem: last value written to debugfs fault_tx_no_mem
  * @rx_drain_mbps: last value written to debugfs rx_drain_mbps
  * @rx_drain_stop: last value written to debugfs rx_drain_stop
+ * @rx_ecn: last profile written to debugfs rx_ecn: kmin, kmax, pmax
  * @eq_mutex: serializes reaping @eq (the event vector, and the release of
  *	      @hold_events from debugfs); process context; protects
  *	      @hold_events and @events_held
@@ -157,6 +158,7 @@ struct sroce_dev {
 	u32 fault_tx_no_mem;
 	u32 rx_drain_mbps;
 	u32 rx_drain_stop;
+	u32 rx_ecn[3];
 	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
 	bool hold_events;
 	bool events_held;

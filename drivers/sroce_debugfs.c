@@ -25,6 +25,11 @@
  *   rx_drain_stop
  *               write 1 to stop the drain altogether (a stalled host:
  *               the PFC storm watchdog's case), 0 to let it go again
+ *   rx_ecn      "KMIN KMAX PMAX": while the drain is limited, ECT packets
+ *               arriving at a buffer holding more than KMIN bytes are
+ *               marked CE with a probability rising to PMAX % at KMAX
+ *               (all from KMAX on), as by a switch port in front of the
+ *               buffers: ECN and PFC on one link; KMAX 0 turns it off
  *   cc_params/NAME
  *               one file per congestion-control knob, named, laid out and
  *               used as mlx5's (rp_*, np_*): reading queries the firmware
@@ -217,6 +222,54 @@ static int sroce_rx_drain_stop_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_rx_drain_stop_fops, sroce_rx_drain_stop_get,
 			 sroce_rx_drain_stop_set, "%llu\n");
 
+static ssize_t sroce_rx_ecn_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *pos)
+{
+	struct sroce_dev *sdev = file->private_data;
+	char buf[48];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%u %u %u\n",
+			READ_ONCE(sdev->rx_ecn[0]), READ_ONCE(sdev->rx_ecn[1]),
+			READ_ONCE(sdev->rx_ecn[2]));
+	return simple_read_from_buffer(ubuf, count, pos, buf, len);
+}
+
+static ssize_t sroce_rx_ecn_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *pos)
+{
+	struct sroce_dev *sdev = file->private_data;
+	u32 kmin, kmax, pmax;
+	char buf[48];
+	int err;
+
+	if (*pos || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %u %u", &kmin, &kmax, &pmax) != 3) {
+		ibdev_err_ratelimited(&sdev->ibdev,
+				      "rx_ecn: expected KMIN KMAX PMAX_PERCENT\n");
+		return -EINVAL;
+	}
+	err = sroce_fw_set_rx_ecn(sdev->fw, kmin, kmax, pmax);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->rx_ecn[0], kmin);
+	WRITE_ONCE(sdev->rx_ecn[1], kmax);
+	WRITE_ONCE(sdev->rx_ecn[2], pmax);
+	return count;
+}
+
+static const struct file_operations sroce_rx_ecn_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = sroce_rx_ecn_read,
+	.write = sroce_rx_ecn_write,
+	.llseek = default_llseek,
+};
+
 static ssize_t sroce_cc_param_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *pos)
 {
@@ -302,6 +355,8 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 				   sdev, &sroce_rx_drain_mbps_fops);
 	debugfs_create_file_unsafe("rx_drain_stop", 0600, sdev->debugfs,
 				   sdev, &sroce_rx_drain_stop_fops);
+	debugfs_create_file("rx_ecn", 0600, sdev->debugfs, sdev,
+			    &sroce_rx_ecn_fops);
 	sroce_debugfs_add_cc_params(sdev);
 }
 

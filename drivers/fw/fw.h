@@ -8,6 +8,7 @@
 #define SROCE_FW_H
 
 #include <linux/hrtimer.h>
+#include <linux/if_vlan.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -234,13 +235,18 @@ struct sroce_fw_pause {
  * @rr_prio: the queue the drain serves first next
  * @armed: @timer is set or its callback runs and will decide
  * @timer: drains at the set rate and renews the pauses asked (softirq)
+ * @ecn_kmin: emulated switch port in front of the buffers: ECT packets
+ *	      arriving above this occupancy may be marked CE
+ * @ecn_kmax: ... all of them from this one on; 0: no marking
+ * @ecn_pmax: the marking probability just below @ecn_kmax, percent
  * @drain_mbps: the host side's rate, 0: unlimited (no buffering)
  * @drain_stop: the host side takes nothing
- * @held: packets in @queue; with @drain_mbps 0 and none held, received
- *	  packets skip the buffers (read without the lock)
+ * @held: packets queued or being delivered from the queues; with
+ *	  @drain_mbps 0 and none held, received packets skip the buffers
+ *	  (read without the lock)
  */
 struct sroce_fw_rxbuf {
-	spinlock_t lock; /* all below; BHs off: receive, drain timer, commands */
+	spinlock_t lock; /* queues, buffers, drain; BHs off: rx, drain timer, commands */
 	struct sk_buff_head queue[SROCE_PFC_NUM_PRIO];
 	struct sroce_pfc_buf buf[SROCE_PFC_NUM_BUF];
 	struct sroce_pfc_buffer_cfg cfg;
@@ -253,6 +259,9 @@ struct sroce_fw_rxbuf {
 	u8 rr_prio;
 	bool armed;
 	struct hrtimer timer;
+	u32 ecn_kmin;
+	u32 ecn_kmax;
+	u32 ecn_pmax;
 	u32 drain_mbps;
 	bool drain_stop;
 	u32 held;
@@ -995,7 +1004,7 @@ void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
 void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw);
 void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value);
 void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			  unsigned int prio, u32 bytes);
+			  unsigned int prio, u32 bytes, bool ect, bool *ce);
 u16 sroce_fw_cmd_query_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
 				  void *resp);
 u16 sroce_fw_cmd_set_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
@@ -1014,6 +1023,15 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 			 void *resp);
 u16 sroce_fw_cmd_query_pfc_stats(struct sroce_fw_dev *fw, const void *req,
 				 void *resp);
+
+/* The tail of a held packet's cb that the port's buffers keep (fw_pfc.c) */
+#define SROCE_FW_RXBUF_CB_LEN	8
+
+/* The Ethernet device under @ndev's VLANs: where pause frames come and go. */
+static inline struct net_device *sroce_fw_phys_dev(struct net_device *ndev)
+{
+	return is_vlan_dev(ndev) ? vlan_dev_real_dev(ndev) : ndev;
+}
 
 /* Whether the link partner pauses priority @prio now. Lockless: a hint. */
 static inline bool sroce_fw_prio_paused(const struct sroce_fw_dev *fw,

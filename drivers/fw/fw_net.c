@@ -157,7 +157,8 @@ struct sroce_fw_rx_cb {
 
 static struct sroce_fw_rx_cb *sroce_fw_rx_cb(struct sk_buff *skb)
 {
-	static_assert(sizeof(struct sroce_fw_rx_cb) <= sizeof(skb->cb));
+	static_assert(sizeof(struct sroce_fw_rx_cb) <=
+		      sizeof(skb->cb) - SROCE_FW_RXBUF_CB_LEN);
 	return (struct sroce_fw_rx_cb *)skb->cb;
 }
 
@@ -210,7 +211,9 @@ static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
 	cb->ce = pkt->ce;
 	/* What the wire carried: the Ethernet header and the L3 packet. */
 	sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
-			     ETH_HLEN + len);
+			     ETH_HLEN + len, pkt->net_type != SROCE_NET_ROCE_V1 &&
+			     (pkt->tclass & INET_ECN_MASK) != INET_ECN_NOT_ECT,
+			     &cb->ce);
 }
 
 /**
@@ -387,20 +390,20 @@ static int sroce_fw_rx_pause(struct sk_buff *skb, struct net_device *dev,
 			     struct packet_type *pt,
 			     struct net_device *orig_dev)
 {
-	struct net_device *port = is_vlan_dev(dev) ? vlan_dev_real_dev(dev) :
-						     dev;
 	u8 copy[SROCE_PFC_BODY_LEN];
 	struct sroce_pause pause;
 	unsigned int len;
 	const u8 *body;
 
+	/* Pause frames are untagged, as a MAC takes them: not a VLAN's. */
 	len = min_t(unsigned int, skb->len, sizeof(copy));
 	body = skb_header_pointer(skb, 0, len, copy);
-	if (skb_mac_header_was_set(skb) && body &&
-	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, port->dev_addr) &&
+	if (!is_vlan_dev(dev) && dev->type == ARPHRD_ETHER &&
+	    skb_mac_header_was_set(skb) && body &&
+	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, dev->dev_addr) &&
 	    !sroce_pause_parse(body, len, &pause)) {
 		rcu_read_lock();
-		sroce_fw_port_pause_rx(port, &pause);
+		sroce_fw_port_pause_rx(dev, &pause);
 		rcu_read_unlock();
 	}
 	consume_skb(skb);
@@ -854,9 +857,10 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
  * @quanta: per priority, the pause time (0: resume)
  *
  * An 802.1Qbb frame from the port's MAC to the MAC Control group, out of
- * the netdev untagged: link-local, never queued behind RoCE packets of
- * the port (it is not a QP's, and the netdev's qdisc is the partner's
- * business). One that finds no memory is lost, as on a wire: the next
+ * the netdev (the real device under a VLAN) untagged and link-local. It
+ * bypasses the port's transmit scheduler (it is no QP's, and a paused
+ * priority must not hold it) and goes to the netdev's queue at control
+ * priority. One that finds no memory is lost, as on a wire: the next
  * refresh asks again.
  *
  * Context: softirq or process context; no lock of the caller's held.
@@ -864,7 +868,7 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
  */
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 {
-	struct net_device *dev = fw->ndev;
+	struct net_device *dev = sroce_fw_phys_dev(fw->ndev);
 	struct sk_buff *skb;
 	int err;
 

@@ -25,6 +25,7 @@
  * the pause timers (softirq) and QUERY_PFC_STATS take it.
  */
 #include <linux/hrtimer.h>
+#include <linux/random.h>
 
 #include "fw.h"
 #include "fw_trace.h"
@@ -69,6 +70,11 @@ static enum hrtimer_restart sroce_fw_pause_timer(struct hrtimer *t)
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
+	/* Restarted meanwhile (a new pause): the queued expiry stands. */
+	if (hrtimer_is_queued(t)) {
+		spin_unlock_irqrestore(&s->lock, flags);
+		return HRTIMER_NORESTART;
+	}
 	if (s->paused_mask & BIT(p->prio)) {
 		if ((s64)(p->until_ns - now) > 0) {
 			hrtimer_set_expires(t, ns_to_ktime(p->until_ns));
@@ -137,13 +143,22 @@ void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause)
 			}
 			continue;
 		}
-		if (!(s->paused_mask & BIT(prio))) {
-			p->since_ns = now;
+		/*
+		 * A renewal that moves the end on leaves the timer where it is:
+		 * it sleeps on to until_ns by itself. A flood of renewals then
+		 * costs no timer operation.
+		 */
+		if (!(s->paused_mask & BIT(prio)) ||
+		    (s64)(now + ns - p->until_ns) < 0) {
+			if (!(s->paused_mask & BIT(prio)))
+				p->since_ns = now;
 			s->paused_mask |= BIT(prio);
+			p->until_ns = now + ns;
+			hrtimer_start(&p->timer, ns_to_ktime(p->until_ns),
+				      HRTIMER_MODE_ABS_SOFT);
+		} else {
+			p->until_ns = now + ns;
 		}
-		p->until_ns = now + ns;
-		hrtimer_start(&p->timer, ns_to_ktime(p->until_ns),
-			      HRTIMER_MODE_ABS_SOFT);
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (resumed)
@@ -382,9 +397,9 @@ static bool sroce_fw_rxbuf_cfg_ok(const struct sroce_pfc_buffer_cfg *cfg)
 	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
 		u32 xoff = le32_to_cpu(cfg->xoff[b]);
 		u32 xon = le32_to_cpu(cfg->xon[b]);
+		bool set = cfg->xoff_set & BIT(b);
 
 		total += le32_to_cpu(cfg->size[b]);
-		bool set = cfg->xoff_set & BIT(b);
 
 		if (cfg->prio2buffer[b] >= SROCE_PFC_NUM_BUF ||
 		    cfg->occupancy[b] || cfg->active_xoff[b] ||
@@ -522,10 +537,22 @@ static struct sk_buff *sroce_fw_rxbuf_pick(struct sroce_fw_rxbuf *rb,
 	return NULL;
 }
 
-/* Bytes of a held packet, which its buffer counts: in its cb's tail. */
-static u32 *sroce_fw_rxbuf_bytes(struct sk_buff *skb)
+/*
+ * What a held packet is counted as, in the last SROCE_FW_RXBUF_CB_LEN
+ * bytes of its cb (fw_net.c's struct sroce_fw_rx_cb is at its head):
+ * its bytes and the buffer that counts them, which it is released from
+ * whatever prio2buffer says by then.
+ */
+struct sroce_fw_held {
+	u32 bytes;
+	u8 buf;
+};
+
+static struct sroce_fw_held *sroce_fw_rxbuf_held(struct sk_buff *skb)
 {
-	return (u32 *)(skb->cb + sizeof(skb->cb) - sizeof(u32));
+	static_assert(sizeof(struct sroce_fw_held) <= SROCE_FW_RXBUF_CB_LEN);
+	return (struct sroce_fw_held *)(skb->cb + sizeof(skb->cb) -
+					SROCE_FW_RXBUF_CB_LEN);
 }
 
 /*
@@ -540,22 +567,19 @@ static struct sk_buff *sroce_fw_rxbuf_take(struct sroce_fw_dev *fw, u64 now,
 	unsigned int prio, b;
 	u32 bytes;
 
-	if (rb->drain_stop || !rb->held)
-		return NULL;
-	if ((s64)(rb->next_ns - now) > 0)
+	if (rb->drain_stop || (s64)(rb->next_ns - now) > 0)
 		return NULL;
 	skb = sroce_fw_rxbuf_pick(rb, &prio);
 	if (!skb)
 		return NULL;
-	rb->held--;
-	bytes = *sroce_fw_rxbuf_bytes(skb);
+	bytes = sroce_fw_rxbuf_held(skb)->bytes;
+	b = sroce_fw_rxbuf_held(skb)->buf;
 	if (rb->drain_mbps) {
 		if ((s64)(now - rb->next_ns) > SROCE_FW_DRAIN_BURST_NS)
 			rb->next_ns = now - SROCE_FW_DRAIN_BURST_NS;
 		rb->next_ns += div_u64((u64)bytes * 8 * NSEC_PER_USEC,
 				       rb->drain_mbps);
 	}
-	b = rb->cfg.prio2buffer[prio];
 	if (sroce_pfc_buf_release(&rb->buf[b], bytes) == SROCE_PFC_SEND_XON)
 		sroce_fw_rxbuf_ask(fw, b, false, now, out);
 	if (rb->storm[b] && rb->buf[b].used < rb->buf[b].xon)
@@ -571,9 +595,13 @@ static u64 sroce_fw_rxbuf_due(const struct sroce_fw_rxbuf *rb, u64 now,
 			      u64 watch)
 {
 	u64 due = 0;
+	unsigned int prio;
 
-	if (rb->held && !rb->drain_stop)
-		due = max(rb->next_ns, now);
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
+		if (!skb_queue_empty(&rb->queue[prio]) && !rb->drain_stop) {
+			due = max(rb->next_ns, now);
+			break;
+		}
 	if (watch && (!due || watch < due))
 		due = watch;
 	return due;
@@ -600,6 +628,8 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 		sroce_fw_rx_held(fw, skb);
 		rcu_read_unlock();
 		spin_lock(&rb->lock);
+		/* Only now: a packet arriving meanwhile must not overtake it. */
+		WRITE_ONCE(rb->held, rb->held - 1);
 	}
 	now = ktime_get_ns();
 	for (b = 0; b < SROCE_PFC_NUM_BUF; b++) {
@@ -610,7 +640,11 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 	/* A full budget: the rest at once, after other softirqs. */
 	due = n == SROCE_FW_DRAIN_BUDGET ? now :
 	      sroce_fw_rxbuf_due(rb, now, watch);
-	rb->armed = due != 0;
+	/* Restarted meanwhile by an earlier due time: that expiry stands. */
+	if (hrtimer_is_queued(t))
+		due = 0;
+	else
+		rb->armed = due != 0;
 	if (due)
 		hrtimer_set_expires(t, ns_to_ktime(due));
 	spin_unlock(&rb->lock);
@@ -618,10 +652,17 @@ static enum hrtimer_restart sroce_fw_rxbuf_timer(struct hrtimer *t)
 	return due ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
-/* Set the timer for when it is due, if it is not. Caller holds rb->lock. */
+/*
+ * Have the timer run by @due: set it if it is not, move it earlier if it
+ * is set for later. A callback in progress (armed, not queued) looks at
+ * the state again before it ends. Caller holds rb->lock.
+ */
 static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
 {
-	if (rb->armed || !due)
+	if (!due)
+		return;
+	if (rb->armed && (!hrtimer_is_queued(&rb->timer) ||
+			  ktime_to_ns(hrtimer_get_expires(&rb->timer)) <= due))
 		return;
 	rb->armed = true;
 	hrtimer_start(&rb->timer, ns_to_ktime(due), HRTIMER_MODE_ABS_SOFT);
@@ -634,11 +675,14 @@ static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
  *	 taken if it is held, the caller keeps its own
  * @prio: its priority
  * @bytes: its length on the wire
+ * @ect: it is ECN-capable (RoCE v2, ECT(0) or ECT(1))
+ * @ce: set if the emulated switch port in front of the buffers marks it
+ *	CE; written before the packet is queued
  *
  * Context: softirq (the receive path), RCU read side.
  */
 void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			  unsigned int prio, u32 bytes)
+			  unsigned int prio, u32 bytes, bool ect, bool *ce)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 	struct sroce_fw_pause_out out = {};
@@ -661,7 +705,15 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		else
 			sroce_fw_rxbuf_ask(fw, b, true, now, &out);
 	}
-	*sroce_fw_rxbuf_bytes(skb) = bytes;
+	if (ect && rb->ecn_kmax &&
+	    sroce_pfc_ecn_mark(rb->buf[b].used - bytes, rb->ecn_kmin,
+			       rb->ecn_kmax, rb->ecn_pmax, get_random_u32()))
+		*ce = true;
+	sroce_fw_rxbuf_held(skb)->bytes = bytes;
+	sroce_fw_rxbuf_held(skb)->buf = b;
+	/* Nothing of the stack's is kept while it waits. */
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
 	__skb_queue_tail(&rb->queue[prio], skb_get(skb));
 	WRITE_ONCE(rb->held, rb->held + 1);
 	sroce_fw_rxbuf_arm(rb, rb->drain_stop ?
@@ -677,9 +729,6 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
  * @stop_knob: @value is the stop (1: drains nothing), not the rate
  * @value: the rate in Mbit/s (0: unlimited), or the stop
  *
- * Each knob is set alone, under the lock: two writers of the two knobs
- * at once do not undo each other.
- *
  * Context: process context.
  */
 void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value)
@@ -694,6 +743,43 @@ void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value)
 	rb->next_ns = ktime_get_ns();
 	sroce_fw_rxbuf_arm(rb, rb->held ? rb->next_ns : 0);
 	spin_unlock_bh(&rb->lock);
+}
+
+/**
+ * sroce_fw_set_rx_ecn() - the ECN profile of an emulated switch port in
+ * front of the port's buffers
+ * @fw: the function
+ * @kmin: bytes of a buffer's occupancy above which ECT packets arriving
+ *	  may be marked CE
+ * @kmax: from which all are; 0 turns marking off
+ * @pmax_pct: the probability just below @kmax, percent
+ *
+ * On a real fabric the queue that marks ECN and the buffer that asks for
+ * PFC pauses are both the last switch's; on one veth link there is no
+ * switch, so the receiving port's buffers stand for that queue: a
+ * testbed of ECN and PFC together on a single link. Marks are taken as
+ * the notification point takes a switch's (np_ecn_marked_roce_packets,
+ * CNPs). Only while packets go through the buffers (rx_drain_mbps).
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL for @pmax_pct above 100 or @kmax not above @kmin.
+ */
+int sroce_fw_set_rx_ecn(struct sroce_fw_dev *fw, u32 kmin, u32 kmax,
+			u32 pmax_pct)
+{
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+
+	if (pmax_pct > 100 || (kmax && kmax <= kmin)) {
+		pr_err_ratelimited("sroce_fw %s: rx ECN profile %u %u %u refused\n",
+				   netdev_name(fw->ndev), kmin, kmax, pmax_pct);
+		return -EINVAL;
+	}
+	spin_lock_bh(&rb->lock);
+	rb->ecn_kmin = kmin;
+	rb->ecn_kmax = kmax;
+	rb->ecn_pmax = pmax_pct;
+	spin_unlock_bh(&rb->lock);
+	return 0;
 }
 
 /*

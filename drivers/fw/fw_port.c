@@ -180,11 +180,10 @@ void sroce_fw_port_detach(struct sroce_fw_dev *fw)
 
 /**
  * sroce_fw_port_pause_rx() - a pause frame arrived on a netdev
- * @ndev: the netdev (not a VLAN of it: pause frames are untagged, and
- *	  the caller looked through a VLAN a tagged one came in on)
+ * @ndev: the netdev (not a VLAN: pause frames are untagged)
  * @pause: what it asks
  *
- * Every function whose PHY @ndev is obeys it.
+ * Every function whose PHY @ndev is, directly or under a VLAN, obeys it.
  *
  * Context: softirq, RCU read side.
  */
@@ -194,7 +193,7 @@ void sroce_fw_port_pause_rx(const struct net_device *ndev,
 	struct sroce_fw_dev *fw;
 
 	list_for_each_entry_rcu(fw, &sroce_fw_devs, node)
-		if (fw->ndev == ndev)
+		if (sroce_fw_phys_dev(fw->ndev) == ndev)
 			sroce_fw_pfc_rx(fw, pause);
 }
 

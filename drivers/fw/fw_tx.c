@@ -151,9 +151,16 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	/*
 	 * Paused by the link partner (PFC): everything of the QP waits, its
 	 * ACKs and READ responses too, back on its list until the pause ends.
+	 * Not the flush of a QP in ERROR, which sends nothing: a partner
+	 * that never lifts its pause must not keep the QP from draining.
 	 */
-	if (sroce_fw_prio_paused(fw, READ_ONCE(qp->prio)))
+	if (sroce_fw_prio_paused(fw, READ_ONCE(qp->prio))) {
+		spin_lock(&qp->lock);
+		if (qp->attr.state == SROCE_QPS_ERR)
+			sroce_fw_flush(fw, qp);
+		spin_unlock(&qp->lock);
 		return true;
+	}
 	ack.pending = false;
 	spin_lock(&qp->lock);
 	if (qp->type == SROCE_QPT_RC)

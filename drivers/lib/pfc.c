@@ -301,3 +301,31 @@ u8 sroce_pfc_buf_prios(const u8 *prio2buffer, u8 pfc_enable,
 			vector |= 1U << prio;
 	return vector;
 }
+
+/**
+ * sroce_pfc_ecn_mark() - whether a packet arriving at a buffer is marked
+ * CE, as a switch port's WRED/ECN profile marks
+ * @used: bytes the buffer holds as it arrives
+ * @kmin: no mark at or below this
+ * @kmax: every packet marked from this on; 0: no marking at all
+ * @pmax_pct: the probability just below @kmax, in percent (0..100)
+ * @rnd: a uniformly random 32-bit number
+ *
+ * The probability grows linearly from 0 above @kmin to @pmax_pct at
+ * @kmax, on the instantaneous occupancy (DCQCN's switches, and the HPCC
+ * simulator's, mark that way).
+ *
+ * Return: true to mark.
+ */
+bool sroce_pfc_ecn_mark(u32 used, u32 kmin, u32 kmax, u32 pmax_pct, u32 rnd)
+{
+	u64 ppm;
+
+	if (!kmax || used <= kmin)
+		return false;
+	if (used >= kmax || kmax <= kmin)
+		return true;
+	/* In millionths: (used - kmin) / (kmax - kmin) x pmax_pct %. */
+	ppm = pfc_div((u64)(used - kmin) * pmax_pct * 10000, kmax - kmin);
+	return rnd % 1000000 < ppm;
+}

@@ -88,5 +88,6 @@ enum sroce_pfc_action sroce_pfc_buf_tick(struct sroce_pfc_buf *buf,
 					 u64 now_ns, u32 speed_mbps);
 u8 sroce_pfc_buf_prios(const u8 *prio2buffer, u8 pfc_enable,
 		       unsigned int buf);
+bool sroce_pfc_ecn_mark(u32 used, u32 kmin, u32 kmax, u32 pmax_pct, u32 rnd);
 
 #endif /* SROCE_PFC_H */

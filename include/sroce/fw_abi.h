@@ -909,8 +909,8 @@ struct sroce_pfc_stats_req {
 
 /*
  * SROCE_CMD_QUERY_PFC_STATS response: one priority's counters and the
- * port's; BAD_PARAM for a priority out of range. New counters are
- * appended.
+ * port's; BAD_PARAM for a priority out of range. More counters would
+ * come with an ABI minor and a longer response, after @rsvd.
  */
 struct sroce_pfc_stats_resp {
 	__le64 prio[SROCE_PFC_NUM_PRIO_STATS];	/* enum sroce_pfc_prio_stat */

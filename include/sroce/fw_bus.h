@@ -58,6 +58,8 @@ void sroce_fw_detach(struct sroce_fw_dev *fw);
 void sroce_fw_stop(struct sroce_fw_dev *fw);
 int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
 		       u32 value);
+int sroce_fw_set_rx_ecn(struct sroce_fw_dev *fw, u32 kmin, u32 kmax,
+			u32 pmax_pct);
 void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail);
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
 void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,

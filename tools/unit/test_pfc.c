@@ -196,6 +196,23 @@ static void test_pfc_buf_shrunk(void)
 	CHECK_EQ(buf.used, 61000);
 }
 
+static void test_pfc_ecn_mark(void)
+{
+	/* kmin 1000, kmax 3000, 20 %: at 2000 half of it, 10 % = 100000 ppm. */
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 0, 20, 0));	/* off */
+	CHECK(!sroce_pfc_ecn_mark(1000, 1000, 3000, 20, 0));	/* at kmin */
+	CHECK(sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 99999));
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 100000));
+	CHECK(!sroce_pfc_ecn_mark(2000, 1000, 3000, 20, 1100000)); /* mod 1e6 */
+	CHECK(sroce_pfc_ecn_mark(2999, 1000, 3000, 100, 999000));
+	CHECK(sroce_pfc_ecn_mark(3000, 1000, 3000, 0, 0xffffffff)); /* at kmax */
+	CHECK(sroce_pfc_ecn_mark(5, 7, 7, 1, 0xffffffff) == false);
+	CHECK(sroce_pfc_ecn_mark(8, 7, 7, 1, 0xffffffff));	/* kmax <= kmin */
+	/* No overflow at the extremes. */
+	CHECK(!sroce_pfc_ecn_mark(0xfffffffe, 0, 0xffffffff, 100, 999999));
+	CHECK(sroce_pfc_ecn_mark(0xfffffffe, 0, 0xffffffff, 100, 999998));
+}
+
 static void test_pfc_buf_prios(void)
 {
 	const u8 p2b[8] = { 0, 0, 0, 1, 1, 0, 2, 0 };
@@ -217,6 +234,7 @@ const struct unit_test pfc_tests[] = {
 	{ "pfc_buf_init", test_pfc_buf_init },
 	{ "pfc_buf_cycle", test_pfc_buf_cycle },
 	{ "pfc_buf_prios", test_pfc_buf_prios },
+	{ "pfc_ecn_mark", test_pfc_ecn_mark },
 	{ "pfc_buf_shrunk", test_pfc_buf_shrunk },
 	{ NULL, NULL },
 };
