@@ -50,11 +50,12 @@ for k in rp_dce_tcp_rtt=1000 rp_time_reset=20000 rp_byte_reset=0 \
 done
 
 # run NAME: 250 SENDs of 64 KiB on priority 3 (DSCP 24); sets NAME_pauses,
-# NAME_discards, NAME_cnps, NAME_status, NAME_ms
+# NAME_held (ms the sender was paused), NAME_discards, NAME_cnps,
+# NAME_status, NAME_ms
 run() {
-	local name=$1 p d c t0 t1 srv status
+	local name=$1 p h d c t0 t1 srv status
 	p=$(stat rx tx_prio3_pause) d=$(stat rx rx_prio3_buf_discard)
-	c=$(stat tx rp_cnp_handled)
+	c=$(stat tx rp_cnp_handled) h=$(stat tx rx_prio3_pause_duration)
 	nsx timeout 180 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -e \
 		-n 250 -p 18551 > "$work/$name.srv" 2>&1 &
 	srv=$!
@@ -68,6 +69,7 @@ run() {
 	eval "${name}_status=$status"
 	eval "${name}_ms=$(( (10#$t1 - 10#$t0) / 1000 ))"
 	eval "${name}_pauses=$(( $(stat rx tx_prio3_pause) - p ))"
+	eval "${name}_held=$(( ($(stat tx rx_prio3_pause_duration) - h) / 1000 ))"
 	eval "${name}_discards=$(( $(stat rx rx_prio3_buf_discard) - d ))"
 	eval "${name}_cnps=$(( $(stat tx rp_cnp_handled) - c ))"
 }
@@ -78,8 +80,8 @@ echo 0,0,0,0,0,0,0,0 > $tx/qos/ecn_rp_enable
 run off
 echo 1,1,1,1,1,1,1,1 > $tx/qos/ecn_rp_enable
 run on
-ktap_diag "DCQCN off: $off_pauses pause frames, $off_cnps CNPs handled, $off_discards discards, $off_ms ms"
-ktap_diag "DCQCN on:  $on_pauses pause frames, $on_cnps CNPs handled, $on_discards discards, $on_ms ms"
+ktap_diag "DCQCN off: $off_pauses pause frames, sender paused $off_held ms, $off_cnps CNPs handled, $off_discards discards, $off_ms ms"
+ktap_diag "DCQCN on:  $on_pauses pause frames, sender paused $on_held ms, $on_cnps CNPs handled, $on_discards discards, $on_ms ms"
 
 if [ "$off_status" = 0 ] && [ "$on_status" = 0 ] &&
    [ "$off_discards" = 0 ] && [ "$on_discards" = 0 ]; then
@@ -93,10 +95,11 @@ if [ "$off_pauses" -gt 0 ] && [ "$on_cnps" -gt 0 ] && [ "$off_cnps" = 0 ]; then
 else
 	ktap_fail "PFC holds the sender without DCQCN; CNPs slow it with DCQCN"
 fi
-if [ "$on_pauses" -lt "$off_pauses" ]; then
-	ktap_pass "fewer pause frames with DCQCN on ($on_pauses) than off ($off_pauses)"
+# At most half as many (measured: 234 against 2633 on a 6.1 guest).
+if [ $((on_pauses * 2)) -le "$off_pauses" ]; then
+	ktap_pass "at most half the pause frames with DCQCN on ($on_pauses) as off ($off_pauses)"
 else
-	ktap_fail "fewer pause frames with DCQCN on ($on_pauses) than off ($off_pauses)"
+	ktap_fail "at most half the pause frames with DCQCN on ($on_pauses) as off ($off_pauses)"
 fi
 
 kmsg_check
