@@ -312,6 +312,29 @@ two_hosts() {
 		G1=$(gid_v4 "$DEV1" "$hex:$(printf '%02x02' "${net##*.}")")
 }
 
+# pfc_link NAME NET KNOB: two_hosts NAME NET for the PFC tests, DEV0
+# sending to DEV1; sets tx and rx (their ports' sysfs directories) and
+# dbg (DEV1's debugfs directory, debugfs mounted if it is not). Skips the
+# whole test if the topology cannot be built or DEV1 has no writable
+# debugfs file KNOB.
+pfc_link() {
+	two_hosts "$1" "$2" ||
+		ktap_skip_all "cannot build the two-host topology"
+	tx=/sys/class/infiniband/$DEV0/ports/1
+	rx=/sys/class/infiniband/$DEV1/ports/1
+	dbg=/sys/kernel/debug/sroce/$DEV1
+	[ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -w "$dbg/$3" ] || ktap_skip_all "no debugfs $3"
+}
+
+# pfc_stat SIDE COUNTER: a hardware counter of pfc_link's sender (SIDE
+# tx, DEV0) or receiver (rx, DEV1)
+pfc_stat() {
+	local d=$tx
+	[ "$1" = rx ] && d=$rx
+	cat "$d/hw_counters/$2"
+}
+
 # gid_find DEV GID TYPE: index of DEV's GID table entry GID (as sysfs
 # prints it, e.g. 0000:...:ffff:0a62:0001) of TYPE ("RoCE v2" or
 # "IB/RoCE v1").

@@ -16,20 +16,9 @@ require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 ktap_plan 3
 
-two_hosts pfcd 10.94.0 || ktap_skip_all "cannot build the two-host topology"
+pfc_link pfcd 10.94.0 rx_ecn
 make_work_dir
-tx=/sys/class/infiniband/$DEV0/ports/1
-rx=/sys/class/infiniband/$DEV1/ports/1
-dbg=/sys/kernel/debug/sroce/$DEV1
-[ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-[ -w "$dbg/rx_ecn" ] || ktap_skip_all "no debugfs rx_ecn"
 on_exit "echo 0 0 0 > $dbg/rx_ecn; echo 0 > $dbg/rx_drain_mbps"
-
-stat() {
-	local d=$tx
-	[ "$1" = rx ] && d=$rx
-	cat "$d/hw_counters/$2"
-}
 
 for d in $tx $rx; do
 	echo dscp > $d/qos/trust
@@ -54,8 +43,8 @@ done
 # NAME_status, NAME_ms
 run() {
 	local name=$1 p h d c t0 t1 srv status
-	p=$(stat rx tx_prio3_pause) d=$(stat rx rx_prio3_buf_discard)
-	c=$(stat tx rp_cnp_handled) h=$(stat tx rx_prio3_pause_duration)
+	p=$(pfc_stat rx tx_prio3_pause) d=$(pfc_stat rx rx_prio3_buf_discard)
+	c=$(pfc_stat tx rp_cnp_handled) h=$(pfc_stat tx rx_prio3_pause_duration)
 	nsx timeout 180 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -e \
 		-n 250 -p 18551 > "$work/$name.srv" 2>&1 &
 	srv=$!
@@ -68,10 +57,10 @@ run() {
 	wait $srv || status=$?
 	eval "${name}_status=$status"
 	eval "${name}_ms=$(( (10#$t1 - 10#$t0) / 1000 ))"
-	eval "${name}_pauses=$(( $(stat rx tx_prio3_pause) - p ))"
-	eval "${name}_held=$(( ($(stat tx rx_prio3_pause_duration) - h) / 1000 ))"
-	eval "${name}_discards=$(( $(stat rx rx_prio3_buf_discard) - d ))"
-	eval "${name}_cnps=$(( $(stat tx rp_cnp_handled) - c ))"
+	eval "${name}_pauses=$(( $(pfc_stat rx tx_prio3_pause) - p ))"
+	eval "${name}_held=$(( ($(pfc_stat tx rx_prio3_pause_duration) - h) / 1000 ))"
+	eval "${name}_discards=$(( $(pfc_stat rx rx_prio3_buf_discard) - d ))"
+	eval "${name}_cnps=$(( $(pfc_stat tx rp_cnp_handled) - c ))"
 }
 
 # DCQCN off: the sender's reaction point off on every priority (its

@@ -19,21 +19,9 @@ command -v tshark >/dev/null && command -v dumpcap >/dev/null ||
 	ktap_skip_all "tshark/dumpcap missing"
 ktap_plan 8
 
-two_hosts pfcl 10.95.0 || ktap_skip_all "cannot build the two-host topology"
+pfc_link pfcl 10.95.0 rx_drain_mbps
 make_work_dir
-tx=/sys/class/infiniband/$DEV0/ports/1
-rx=/sys/class/infiniband/$DEV1/ports/1
-dbg=/sys/kernel/debug/sroce/$DEV1
-[ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-[ -w "$dbg/rx_drain_mbps" ] || ktap_skip_all "no debugfs rx_drain_mbps"
 on_exit "echo 0 > $dbg/rx_drain_stop; echo 0 > $dbg/rx_drain_mbps"
-
-# stat SIDE COUNTER (SIDE tx: the sender DEV0, rx: the receiver DEV1)
-stat() {
-	local d=$tx
-	[ "$1" = rx ] && d=$rx
-	cat "$d/hw_counters/$2"
-}
 
 # verify TCLASS ITERS [ARGS...]: xfer_verify from DEV0 to DEV1 with that
 # traffic class (DSCP 24 = 96: priority 3; 0: priority 0)
@@ -80,18 +68,18 @@ fi
 # 3-4. Priority 3 alone at a 40 Mbit/s drain: pauses, no loss.
 echo 40 > $dbg/rx_drain_mbps
 capture_start pfcl0 "$work/pfc.pcap"
-d3=$(stat rx rx_prio3_buf_discard) p3=$(stat rx tx_prio3_pause)
-r3=$(stat tx rx_prio3_pause) h3=$(stat tx rx_prio3_pause_duration)
-nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
+d3=$(pfc_stat rx rx_prio3_buf_discard) p3=$(pfc_stat rx tx_prio3_pause)
+r3=$(pfc_stat tx rx_prio3_pause) h3=$(pfc_stat tx rx_prio3_pause_duration)
+nak=$(pfc_stat tx packet_seq_err) to=$(pfc_stat tx local_ack_timeout_err)
 out=$(verify 96 24 2>&1)
 status=$?
 capture_stop
-d3=$(( $(stat rx rx_prio3_buf_discard) - d3 ))
-p3=$(( $(stat rx tx_prio3_pause) - p3 ))
-r3=$(( $(stat tx rx_prio3_pause) - r3 ))
-h3=$(( $(stat tx rx_prio3_pause_duration) - h3 ))
-nak=$(( $(stat tx packet_seq_err) - nak ))
-to=$(( $(stat tx local_ack_timeout_err) - to ))
+d3=$(( $(pfc_stat rx rx_prio3_buf_discard) - d3 ))
+p3=$(( $(pfc_stat rx tx_prio3_pause) - p3 ))
+r3=$(( $(pfc_stat tx rx_prio3_pause) - r3 ))
+h3=$(( $(pfc_stat tx rx_prio3_pause_duration) - h3 ))
+nak=$(( $(pfc_stat tx packet_seq_err) - nak ))
+to=$(( $(pfc_stat tx local_ack_timeout_err) - to ))
 ktap_diag "xfer_verify: ${out##*$'\n'}"
 ktap_diag "prio 3: $p3 pause frames sent, $r3 received, sender held $h3 us; discards $d3, seq NAKs $nak, timeouts $to"
 if [ $status -eq 0 ] && [ $d3 -eq 0 ] && [ $nak -eq 0 ] && [ $to -eq 0 ] &&
@@ -116,17 +104,17 @@ fi
 
 # 5. Both priorities at once: priority 0's small lossy buffer overflows
 # and go-back-N recovers it; priority 3 still loses nothing.
-d3=$(stat rx rx_prio3_buf_discard) d0=$(stat rx rx_prio0_buf_discard)
-nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
+d3=$(pfc_stat rx rx_prio3_buf_discard) d0=$(pfc_stat rx rx_prio0_buf_discard)
+nak=$(pfc_stat tx packet_seq_err) to=$(pfc_stat tx local_ack_timeout_err)
 verify 0 20 > "$work/v0" 2>&1 &
 v0=$!
 out=$(verify 96 20 2>&1)
 s3=$?
 wait $v0
 s0=$?
-d3=$(( $(stat rx rx_prio3_buf_discard) - d3 ))
-d0=$(( $(stat rx rx_prio0_buf_discard) - d0 ))
-re=$(( $(stat tx packet_seq_err) - nak + $(stat tx local_ack_timeout_err) - to ))
+d3=$(( $(pfc_stat rx rx_prio3_buf_discard) - d3 ))
+d0=$(( $(pfc_stat rx rx_prio0_buf_discard) - d0 ))
+re=$(( $(pfc_stat tx packet_seq_err) - nak + $(pfc_stat tx local_ack_timeout_err) - to ))
 ktap_diag "prio 3: $s3, discards $d3; prio 0: $s0, discards $d0; retransmission triggers $re"
 if [ $s3 -eq 0 ] && [ $s0 -eq 0 ] && [ $d3 -eq 0 ] && [ $d0 -gt 0 ] &&
    [ $re -gt 0 ]; then
@@ -140,13 +128,13 @@ fi
 # (made as small as buffer 0) overflows, and RC recovers.
 echo 0,0,0,0,0,0,0,0 > $rx/pfc/enable
 echo 65536,65536,0,0,0,0,0,0 > $rx/pfc/buffer_size
-d3=$(stat rx rx_prio3_buf_discard) p3=$(stat rx tx_prio3_pause)
-nak=$(stat tx packet_seq_err) to=$(stat tx local_ack_timeout_err)
+d3=$(pfc_stat rx rx_prio3_buf_discard) p3=$(pfc_stat rx tx_prio3_pause)
+nak=$(pfc_stat tx packet_seq_err) to=$(pfc_stat tx local_ack_timeout_err)
 out=$(verify 96 20 2>&1)
 status=$?
-d3=$(( $(stat rx rx_prio3_buf_discard) - d3 ))
-p3=$(( $(stat rx tx_prio3_pause) - p3 ))
-re=$(( $(stat tx packet_seq_err) - nak + $(stat tx local_ack_timeout_err) - to ))
+d3=$(( $(pfc_stat rx rx_prio3_buf_discard) - d3 ))
+p3=$(( $(pfc_stat rx tx_prio3_pause) - p3 ))
+re=$(( $(pfc_stat tx packet_seq_err) - nak + $(pfc_stat tx local_ack_timeout_err) - to ))
 ktap_diag "PFC off: discards $d3, pause frames $p3, retransmission triggers $re"
 if [ $status -eq 0 ] && [ $d3 -gt 0 ] && [ $p3 -eq 0 ] && [ $re -gt 0 ]; then
 	ktap_pass "PFC off on priority 3: discards and retransmissions"
@@ -162,9 +150,9 @@ fi
 echo 0,0,0,1,0,0,0,0 > $rx/pfc/enable
 echo 65536,131072,0,0,0,0,0,0 > $rx/pfc/buffer_size
 echo 0,32768,0,0,0,0,0,0 > $rx/pfc/xoff
-warn=$(stat rx tx_pause_storm_warning_events)
-err=$(stat rx tx_pause_storm_error_events)
-d3=$(stat rx rx_prio3_buf_discard)
+warn=$(pfc_stat rx tx_pause_storm_warning_events)
+err=$(pfc_stat rx tx_pause_storm_error_events)
+d3=$(pfc_stat rx rx_prio3_buf_discard)
 echo 1 > $dbg/rx_drain_stop
 # A bulk sender, 64 SENDs of 64 KiB in flight: enough to reach xoff.
 nsx timeout 120 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -u 14 \
@@ -176,7 +164,7 @@ timeout 120 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -u 14 -t 64 \
 vs=$!
 # counter_above SIDE COUNTER VALUE: polled, read afresh each time
 counter_above() {
-	[ "$(stat "$1" "$2")" -gt "$3" ]
+	[ "$(pfc_stat "$1" "$2")" -gt "$3" ]
 }
 stormed=no
 wait_until 60 counter_above rx tx_pause_storm_error_events "$err" &&
@@ -188,9 +176,9 @@ wait $vs
 vstatus=$?
 t1=${EPOCHREALTIME/./}
 wait $vsrv
-warn=$(( $(stat rx tx_pause_storm_warning_events) - warn ))
-err=$(( $(stat rx tx_pause_storm_error_events) - err ))
-ktap_diag "storm: warnings +$warn, errors +$err, discards +$(( $(stat rx rx_prio3_buf_discard) - d3 )); transfer exit $vstatus $(( (t1 - t0) / 1000 )) ms after the drain resumed: $(tail -n 1 "$work/vs")"
+warn=$(( $(pfc_stat rx tx_pause_storm_warning_events) - warn ))
+err=$(( $(pfc_stat rx tx_pause_storm_error_events) - err ))
+ktap_diag "storm: warnings +$warn, errors +$err, discards +$(( $(pfc_stat rx rx_prio3_buf_discard) - d3 )); transfer exit $vstatus $(( (t1 - t0) / 1000 )) ms after the drain resumed: $(tail -n 1 "$work/vs")"
 if [ $stormed = yes ] && [ $warn -ge 1 ] && [ $err -ge 1 ]; then
 	ktap_pass "watchdog: pauses stop after the stall timeout, storm counted"
 else
