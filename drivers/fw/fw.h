@@ -815,7 +815,8 @@ struct sroce_fw_cc {
  * @fault_tx_no_mem: SROCE_FW_FAULT_TX_NO_MEM's N (0: off)
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
- * @speed_work: samples the link speed outside the netdev notifier
+ * @speed_work: samples the link speed outside the netdev notifier, then
+ *		lets the PFC thresholds follow the MTU and speed
  * @sched: the port's transmit scheduler
  * @gid_lock: protects @gids
  * @gid_gen: bumped (release, under @gid_lock) whenever a slot of @gids
@@ -1002,6 +1003,7 @@ void sroce_fw_pfc_init(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_stop(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
 void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw);
+void sroce_fw_pfc_link_changed(struct sroce_fw_dev *fw);
 void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value);
 void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			  unsigned int prio, u32 bytes, bool ect, bool *ce);

@@ -239,7 +239,8 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
  * @req: struct sroce_pfc_stats_req
  * @resp: struct sroce_pfc_stats_resp
  *
- * A pause in progress counts in rx_prioN_pause_duration up to now.
+ * A pause in progress counts in rx_prioN_pause_duration and
+ * tx_prioN_pause_duration up to now.
  *
  * Return: SROCE_FW_OK, or SROCE_FW_ERR_BAD_PARAM for a priority out of
  * range or @rsvd not zero.
@@ -250,6 +251,7 @@ u16 sroce_fw_cmd_query_pfc_stats(struct sroce_fw_dev *fw, const void *req,
 	const struct sroce_pfc_stats_req *r = req;
 	struct sroce_pfc_stats_resp *out = resp;
 	struct sroce_fw_sched *s = &fw->sched;
+	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 	u64 v[SROCE_PFC_NUM_PRIO_STATS];
 	unsigned long flags;
 	unsigned int i;
@@ -269,6 +271,15 @@ u16 sroce_fw_cmd_query_pfc_stats(struct sroce_fw_dev *fw, const void *req,
 	v[SROCE_PFC_RX_PAUSE_DURATION] += ongoing;
 	v[SROCE_PFC_RX_PAUSE_DURATION] =
 		div_u64(v[SROCE_PFC_RX_PAUSE_DURATION], NSEC_PER_USEC);
+	/* A pause asked of the partner now, under the lock that ends it. */
+	spin_lock_bh(&rb->lock);
+	v[SROCE_PFC_TX_PAUSE_DURATION] =
+		atomic64_read(&fw->pfc_stats[r->prio]
+					    [SROCE_PFC_TX_PAUSE_DURATION]);
+	if (rb->asking & BIT(r->prio))
+		v[SROCE_PFC_TX_PAUSE_DURATION] +=
+			ktime_get_ns() - rb->tx_since_ns[r->prio];
+	spin_unlock_bh(&rb->lock);
 	v[SROCE_PFC_TX_PAUSE_DURATION] =
 		div_u64(v[SROCE_PFC_TX_PAUSE_DURATION], NSEC_PER_USEC);
 	memset(out, 0, sizeof(*out));
@@ -873,21 +884,45 @@ u16 sroce_fw_cmd_set_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
 
 /*
  * SET_PFC changed the lossless priorities: the buffers' thresholds
- * follow. A layout the new priorities leave no room for keeps the
- * buffers lossy. Caller holds fw->cc_mutex.
+ * follow, as they do a new MTU or link speed. A layout the new
+ * priorities or the port leave no room for keeps the buffers lossy, and
+ * says so. Caller holds fw->cc_mutex.
  */
 static void sroce_fw_rxbuf_pfc_changed(struct sroce_fw_dev *fw, u8 enable)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 	struct sroce_pfc_buf bufs[SROCE_PFC_NUM_BUF];
 	struct sroce_fw_pause_out out = {};
+	bool lossy = false;
 
 	spin_lock_bh(&rb->lock);
-	if (sroce_fw_rxbuf_layout(fw, &rb->cfg, enable, rb->buf, bufs))
+	if (sroce_fw_rxbuf_layout(fw, &rb->cfg, enable, rb->buf, bufs)) {
 		sroce_fw_rxbuf_layout(fw, &rb->cfg, 0, rb->buf, bufs);
+		lossy = true;
+	}
 	sroce_fw_rxbuf_relayout(fw, bufs, &out);
 	spin_unlock_bh(&rb->lock);
 	sroce_fw_rxbuf_send(fw, &out);
+	if (lossy)
+		pr_warn_ratelimited("sroce_fw %s: PFC on 0x%02x but no buffer room for its headroom at MTU %u: buffers lossy\n",
+				    netdev_name(fw->ndev), enable,
+				    READ_ONCE(fw->port.netdev_mtu));
+}
+
+/**
+ * sroce_fw_pfc_link_changed() - the port's MTU or speed may have changed
+ * @fw: the function
+ *
+ * xoff and xon computed from the headroom rule follow the port's MTU and
+ * speed (explicit ones stay); pauses asked above a new xon are lifted.
+ *
+ * Context: process context; takes fw->cc_mutex, so RTNL may be held.
+ */
+void sroce_fw_pfc_link_changed(struct sroce_fw_dev *fw)
+{
+	mutex_lock(&fw->cc_mutex);
+	sroce_fw_rxbuf_pfc_changed(fw, fw->pfc_enable);
+	mutex_unlock(&fw->cc_mutex);
 }
 
 /* The buffers of a new function: the defaults, empty, drain unlimited. */

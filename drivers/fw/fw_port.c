@@ -48,6 +48,8 @@ static void sroce_fw_port_speed_work(struct work_struct *work)
 	rtnl_lock();
 	sroce_fw_port_sample_speed(fw);
 	rtnl_unlock();
+	/* The computed PFC thresholds follow the MTU and speed just sampled. */
+	sroce_fw_pfc_link_changed(fw);
 }
 
 /*

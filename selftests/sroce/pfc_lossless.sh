@@ -34,18 +34,31 @@ verify() {
 
 # 1. ConnectX's headroom rule on the default buffer once priority 3 is
 # lossless: (301 + 2.16 x 7) x 40 (10G counts as 40) + 2.72 x 1514 =
-# 16762.88 -> 16763 B; xoff = 262144 - 16763, xon = xoff - 1514.
+# 16762.88 -> 16763 B; xoff = 262144 - 16763, xon = xoff - 1514. They
+# follow the MTU: at 9000, (301 + 2.16 x 7) x 40 + 2.72 x 9014 =
+# 37162.88 -> 37163 B, xoff 224981, xon 215967; and back at 1500.
 for d in $tx $rx; do
 	echo dscp > $d/qos/trust
 	echo 0,0,0,1,0,0,0,0 > $d/pfc/enable
 done
+# thresholds_are XOFF XON: buffer 0's, polled (the port's work updates
+# them after a netdev event)
+thresholds_are() {
+	[ "$(cut -d, -f1 $rx/pfc/xoff),$(cut -d, -f1 $rx/pfc/xon)" = "$1,$2" ]
+}
 xoff=$(cut -d, -f1 $rx/pfc/xoff) xon=$(cut -d, -f1 $rx/pfc/xon)
 ktap_diag "buffer 0 of $(cut -d, -f1 $rx/pfc/buffer_size) B, cable $(cat $rx/pfc/cable_len) m: xoff $xoff, xon $xon"
-if [ "$xoff" = 245381 ] && [ "$xon" = 243867 ] &&
+mtu_ok=no
+nsx ip link set pfcl1 mtu 9000 && wait_until 10 thresholds_are 224981 215967 &&
+	nsx ip link set pfcl1 mtu 1500 && wait_until 10 thresholds_are 245381 243867 &&
+	mtu_ok=yes
+nsx ip link set pfcl1 mtu 1500
+if [ "$xoff" = 245381 ] && [ "$xon" = 243867 ] && [ $mtu_ok = yes ] &&
    [ "$(cat $rx/pfc/stall_tout)" = 100 ]; then
-	ktap_pass "thresholds by ConnectX's headroom rule"
+	ktap_pass "thresholds by ConnectX's headroom rule, following the MTU"
 else
-	ktap_fail "thresholds by ConnectX's headroom rule"
+	ktap_fail "thresholds by ConnectX's headroom rule, following the MTU" \
+		"MTU 9000 and back: $mtu_ok; now xoff $(cat $rx/pfc/xoff), xon $(cat $rx/pfc/xon)"
 fi
 
 # 2. Priority 3 alone in buffer 1 (1 MiB, xoff 32 KiB: xfer_verify has
