@@ -395,10 +395,16 @@ static int sroce_fw_rx_pause(struct sk_buff *skb, struct net_device *dev,
 	unsigned int len;
 	const u8 *body;
 
-	/* Pause frames are untagged, as a MAC takes them: not a VLAN's. */
+	/*
+	 * Pause frames are untagged, as a MAC takes them: not a VLAN's, nor
+	 * one of a VID with no VLAN device, which the core hands the real
+	 * device as another host's with its tag removed. (A VID 0 tag is
+	 * removed without a trace: such a frame counts as untagged.)
+	 */
 	len = min_t(unsigned int, skb->len, sizeof(copy));
 	body = skb_header_pointer(skb, 0, len, copy);
 	if (!is_vlan_dev(dev) && dev->type == ARPHRD_ETHER &&
+	    skb->pkt_type != PACKET_OTHERHOST &&
 	    skb_mac_header_was_set(skb) && body &&
 	    sroce_pause_dest_ok(eth_hdr(skb)->h_dest, dev->dev_addr) &&
 	    !sroce_pause_parse(body, len, &pause)) {

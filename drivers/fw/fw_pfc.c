@@ -222,7 +222,7 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 	 */
 	now = ktime_get_ns();
 	spin_lock_irqsave(&s->lock, flags);
-	release = s->paused_mask & (old || !r->enable ? ~r->enable : 0xff);
+	release = s->paused_mask & (old ? ~r->enable : r->enable ? 0xff : 0);
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		if (release & BIT(prio))
 			sroce_fw_pause_end(fw, prio, now, false);
@@ -501,7 +501,7 @@ static u64 sroce_fw_rxbuf_watch(struct sroce_fw_dev *fw, unsigned int b,
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
 	struct sroce_pfc_buf *buf = &rb->buf[b];
 	u64 tout = (u64)le16_to_cpu(rb->cfg.stall_tout_ms) * NSEC_PER_MSEC;
-	u64 warn = max_t(u64, tout * 85 / 100,
+	u64 warn = max_t(u64, div_u64(tout * 85, 100),
 			 SROCE_FW_STALL_WARN_MIN_MS * NSEC_PER_MSEC);
 	u64 asked;
 

@@ -251,6 +251,22 @@ bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	       !READ_ONCE(qp->sched_dead);
 }
 
+/*
+ * Whether @qp's priority is paused and the caller may give it the turn a
+ * paused QP has (see sroce_fw_qp_transmit()): sroce_fw_sched_direct_ok()'s
+ * conditions but the pause's and the idle list's (a flush puts nothing on
+ * the wire to overtake the QPs waiting there). Lockless, a hint: a flush
+ * it misses happens when the pause ends, by the storm watchdog at the
+ * latest.
+ */
+static bool sroce_fw_sched_paused_turn_ok(struct sroce_fw_dev *fw,
+					  struct sroce_fw_qp *qp)
+{
+	return !READ_ONCE(fw->stopped) && sroce_fw_sched_inline_ok() &&
+	       sroce_fw_prio_paused(fw, READ_ONCE(qp->prio)) &&
+	       !READ_ONCE(qp->sched_dead);
+}
+
 /**
  * sroce_fw_ring_sq() - a QP has something to send: schedule and run
  * @fw: the function
@@ -279,6 +295,18 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		local_bh_enable();
 		if (!more)
 			return;
+	} else if (sroce_fw_sched_paused_turn_ok(fw, qp)) {
+		/*
+		 * Paused: the QP's turn is only the flush of a QP in ERROR,
+		 * which sends nothing (sroce_fw_qp_transmit()); the rest
+		 * waits on its list for the pause to end. A partner that
+		 * renews its pause must not hold back ib_drain_qp().
+		 */
+		local_bh_disable();
+		rcu_read_lock();
+		sroce_fw_qp_transmit(fw, qp);
+		rcu_read_unlock();
+		local_bh_enable();
 	}
 	spin_lock_irqsave(&s->lock, flags);
 	sroce_fw_sched_add_locked(s, qp);

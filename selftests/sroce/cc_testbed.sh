@@ -233,14 +233,16 @@ fi
 # failure where it is not: under TCG the router's htb serves between 15
 # and 25 Mbit/s as the CPUs allow, and in some runs the limiters trail it
 # for seconds, leaving the queue where the send windows put it (means of
-# 1 to 38 KB on 2026-12-02, 51 to 99 KB on 2026-12-03, against 100 to
-# 136 KB with the defaults). ccsim shows the queue held near RED's
-# minimum threshold on a link whose rate holds still (dcqcn.rst).
+# 1 to 38 KB on 2026-12-02, 51 to 99 KB on 2026-12-03). ccsim shows the
+# queue held near RED's minimum threshold on a link whose rate holds
+# still (dcqcn.rst). A failure whatever TCG does: no sample, or a mean
+# above twice RED's max threshold, where RED marks every ECT packet and
+# only a reaction point that does not react leaves the queue. The
+# defaults' mean is shown, not compared: it varied from 76 to 136 KB.
 ktap_diag "mean queue: scaled knobs $qmean B, defaults $qdefault B (RED marks 15000 to 60000 B)"
-if [ "$qmean" -lt 0 ] || [ "$qmean" -ge "$qdefault" ]; then
-	# No sample, or no better than without DCQCN: a failure whatever TCG does.
+if [ "$qmean" -lt 0 ] || [ "$qmean" -gt 120000 ]; then
 	ktap_fail "scaled knobs: the mean queue stays below RED's max threshold" \
-		"$qmean B against $qdefault B with the defaults"
+		"$qmean B (no sample, or above 120000 B)"
 elif [ "$qmean" -le 60000 ]; then
 	ktap_pass "scaled knobs: the mean queue stays below RED's max threshold"
 else

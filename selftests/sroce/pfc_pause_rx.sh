@@ -5,15 +5,16 @@
 # the priorities they name that have PFC on, and nothing else; XON or the
 # pause's expiry lets them go; a held RC flow neither times out nor
 # fails however long the pause (its transport timer does not count the
-# time paused); 802.3x PAUSE holds every priority while PFC is off. The
-# link partner is pause_inject.py on the far end of the veth, in the
-# other namespace; the flows are perftest between the two sroce devices.
+# time paused); 802.3x PAUSE holds every priority while PFC is off; a QP
+# in ERROR on a paused priority still flushes. The link partner is
+# pause_inject.py on the far end of the veth, in the other namespace; the
+# flows are perftest between the two sroce devices.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
-ktap_plan 9
+ktap_plan 10
 
 two_hosts pfc 10.96.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
@@ -216,6 +217,53 @@ if rdma statistic show link "$DEV0/1" 2>/dev/null |
 	ktap_pass "rdma statistic shows rx_prioN_pause*"
 else
 	ktap_fail "rdma statistic shows rx_prioN_pause*"
+fi
+
+# 10. A QP on a paused priority drains: moved to ERROR while the partner
+# keeps priority 3 paused, its waiting SENDs and one posted afterwards
+# complete with flush errors at once (pfc_drain, the ib_drain_qp() case).
+# On a device of its own over a tap at 10 Mbit/s, where each frame
+# pauses for 3.4 s: renewed every 0.5 s, the pause never lapses, as the
+# veth's 3.4 ms ones do under TCG. The QPs talk through the internal
+# loopback, never the tap.
+drain_case() {
+	local dev=sroce_pfcd tap=pfcd0 g
+	rm -f "$work/dstop"
+	chrt -f 50 python3 "$inject" "$tap" --tap --pfc 0x08 --quanta 0xffff \
+		--every 500000 --until "$work/dstop" > "$work/dinj" 2>&1 &
+	dinj=$!
+	on_exit "touch $work/dstop; wait $dinj"
+	wait_until 10 grep -q started "$work/dinj" || return
+	ip addr add 10.97.0.1/24 dev "$tap" && link_add "$dev" "$tap" ||
+		return
+	wait_until 10 gid_v4 "$dev" "0a61:0001" >/dev/null || return
+	g=$(gid_v4 "$dev" "0a61:0001") || return
+	echo 0,0,0,1,0,0,0,0 > "/sys/class/infiniband/$dev/ports/1/pfc/enable" || return
+	# Paused from the next renewal: its time counts while it lasts.
+	wait_until 10 test_counter_positive "$dev" rx_prio3_pause_duration || return
+	SROCE_DEV=$dev SROCE_GID_INDEX=$g SROCE_SL=3 \
+		timeout 90 "$(dirname "$0")/pfc_drain" > "$work/drain" 2>&1
+}
+test_counter_positive() {
+	[ "$(cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2")" -gt 0 ]
+}
+[ -c /dev/net/tun ] || modprobe tun 2>/dev/null
+if [ ! -x "$(dirname "$0")/pfc_drain" ]; then
+	ktap_skip "a QP in ERROR flushes while its priority is paused" \
+		"pfc_drain not built"
+elif [ ! -c /dev/net/tun ]; then
+	ktap_skip "a QP in ERROR flushes while its priority is paused" \
+		"no /dev/net/tun"
+else
+	drain_case
+	rc=$?
+	sed 's/^/# /' "$work/drain" 2>/dev/null
+	if [ $rc -eq 0 ]; then
+		ktap_pass "a QP in ERROR flushes while its priority is paused"
+	else
+		ktap_fail "a QP in ERROR flushes while its priority is paused" \
+			"exit status $rc; $(tail -n 2 "$work/dinj" 2>/dev/null | tr '\n' ' ')"
+	fi
 fi
 
 kmsg_check

@@ -80,6 +80,7 @@ static inline struct ibv_context *sroce_open_device(const char *name)
  * @access: remote access granted
  * @max_dest_rd_atomic: READs/atomics the peer may have outstanding here
  * @max_rd_atomic: READs/atomics we may have outstanding there
+ * @sl: service level of the path (0 unless set)
  */
 struct sroce_rc_peer {
 	union ibv_gid dgid;
@@ -90,6 +91,7 @@ struct sroce_rc_peer {
 	int access;
 	uint8_t max_dest_rd_atomic;
 	uint8_t max_rd_atomic;
+	uint8_t sl;
 };
 
 /* RESET -> INIT -> RTR -> RTS at path MTU 1024. Return: 0 or errno. */
@@ -118,6 +120,7 @@ static inline int sroce_rc_connect(struct ibv_qp *qp,
 	a.ah_attr.grh.dgid = p->dgid;
 	a.ah_attr.grh.sgid_index = p->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.sl = p->sl;
 	a.ah_attr.port_num = 1;
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
