@@ -16,8 +16,8 @@ another address than the MAC Control group. Prints "sent N" at the end
 
 --tap makes IFACE a tap device of this process's own (it exists while
 the process runs, its carrier up) and writes the frames into it, so that
-the host receives them on IFACE as from a link partner at the tap's
-10 Mbit/s, where 65535 quanta last 3.4 s.
+the host receives them on IFACE as from a link partner; at a speed of
+10 Mbit/s (ethtool -s IFACE speed 10) 65535 quanta last 3.4 s.
 """
 import argparse
 import fcntl

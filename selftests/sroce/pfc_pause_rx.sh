@@ -222,7 +222,7 @@ fi
 # 10. A QP on a paused priority drains: moved to ERROR while the partner
 # keeps priority 3 paused, its waiting SENDs and one posted afterwards
 # complete with flush errors at once (pfc_drain, the ib_drain_qp() case).
-# On a device of its own over a tap at 10 Mbit/s, where each frame
+# On a device of its own over a tap set to 10 Mbit/s, where each frame
 # pauses for 3.4 s: renewed every 0.5 s, the pause never lapses, as the
 # veth's 3.4 ms ones do under TCG. The QPs talk through the internal
 # loopback, never the tap.
@@ -234,6 +234,10 @@ drain_case() {
 	dinj=$!
 	on_exit "touch $work/dstop; wait $dinj"
 	wait_until 10 grep -q started "$work/dinj" || return
+	# A tap's speed is 10 Gbit/s since 6.2 (10 Mbit/s before) and
+	# settable; the port samples it when the device is added.
+	ethtool -s "$tap" speed 10 duplex full autoneg off &&
+		[ "$(cat "/sys/class/net/$tap/speed")" = 10 ] || return
 	ip addr add 10.97.0.1/24 dev "$tap" && link_add "$dev" "$tap" ||
 		return
 	wait_until 10 gid_v4 "$dev" "0a61:0001" >/dev/null || return
