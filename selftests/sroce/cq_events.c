@@ -75,20 +75,7 @@ static int hold_events(bool on)
 /* The port counter eq_events_deferred, or -1 if there is none. */
 static long long eq_deferred(void)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 SROCE_SYS_IB "/%s/ports/1/hw_counters/eq_events_deferred",
-		 sroce_env("SROCE_DEV"));
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return sroce_hw_counter(sroce_env("SROCE_DEV"), "eq_events_deferred");
 }
 
 static int ud_to_state(struct ibv_qp *qp, enum ibv_qp_state state)

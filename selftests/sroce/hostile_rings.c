@@ -36,6 +36,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "kselftest.h"
+#include "sroce_test.h"
 
 #define BUF_SIZE	(4u << 20)
 #define SRC_OFF		0u
@@ -834,22 +835,9 @@ static bool wait_cq_error(struct ibv_cq *cq)
 	}
 }
 
-static long hw_counter(const char *name)
+static long long hw_counter(const char *name)
 {
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev_name,
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return sroce_hw_counter(dev_name, name);
 }
 
 /* ===================================================================== */
@@ -1918,7 +1906,7 @@ static int resume_rewritten(void (*rewrite)(struct rxe_send_wqe *w))
 				.min_rnr_timer = 28 };
 	struct rxe_send_wqe *w;
 	struct ibv_wc wc;
-	long rnr0, rnr;
+	long long rnr0, rnr;
 	uint64_t end;
 	uint32_t sp;
 	struct pair p;
@@ -1950,7 +1938,7 @@ static int resume_rewritten(void (*rewrite)(struct rxe_send_wqe *w))
 	if (wc.wr_id != 0x600)
 		FAIL("completion for wr_id %#llx, expected 0x600",
 		     (unsigned long long)wc.wr_id);
-	note("rewritten WQE completed with %s; %ld RNR NAKs", wc_str(wc.status),
+	note("rewritten WQE completed with %s; %lld RNR NAKs", wc_str(wc.status),
 	     hw_counter("rcvd_rnr_err") - rnr0);
 	if (foreign_bytes(0, 2 * RESUME_LEN))
 		FAIL("the kernel sent bytes the WQE never pointed to");

@@ -194,20 +194,10 @@ static int reap(struct pair *p, int side, int n, enum ibv_wc_status status,
 /* The pause's transitions so far (rx_prioSL_pause_transition). */
 static int64_t pause_ends(const char *dev, int sl)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
+	char name[64];
 
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/rx_prio%d_pause_transition",
-		 dev, sl);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	snprintf(name, sizeof(name), "rx_prio%d_pause_transition", sl);
+	return sroce_hw_counter(dev, name);
 }
 
 enum attempt { HELD_AND_FLUSHED, LAPSED, FAILED };

@@ -55,6 +55,24 @@ static inline uint64_t sroce_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Port 1's hw_counter @name of device @dev; -1 if it cannot be read. */
+static inline long long sroce_hw_counter(const char *dev, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SROCE_SYS_IB "/%s/ports/1/hw_counters/%s",
+		 dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* The device called @name, opened; NULL if libibverbs has none. */
 static inline struct ibv_context *sroce_open_device(const char *name)
 {
