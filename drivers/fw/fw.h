@@ -267,13 +267,18 @@ struct sroce_fw_rxbuf {
 	u32 held;
 };
 
+/* The scheduler's list after the priorities': QPs in ERROR to flush. */
+#define SROCE_FW_SCHED_FLUSH	SROCE_FW_NUM_PRIO
+
 /**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
  * @lock: protects @ready, @ready_mask, @paused_mask, @pause, @rr_prio,
  *	  @running and the sched_* fields of QPs; taken in any context
  *	  (irqsave), innermost: nothing is locked under it (the pause timers
  *	  are started under it: hrtimer bases lock inside)
- * @ready: per priority, the QPs with something to send, round robin
+ * @ready: per priority, the QPs with something to send, round robin;
+ *	   then the flush lane (SROCE_FW_SCHED_FLUSH): QPs in ERROR, served
+ *	   first and whatever is paused, since a flush sends nothing
  * @ready_mask: bit N set while @ready[N] is not empty
  * @paused_mask: bit N set while the link partner pauses priority N: its
  *		 list is not served and its QPs take no direct turn
@@ -284,8 +289,8 @@ struct sroce_fw_rxbuf {
  */
 struct sroce_fw_sched {
 	spinlock_t lock; /* lists, masks, pauses, running, QPs' sched_*: any ctx */
-	struct list_head ready[SROCE_FW_NUM_PRIO];
-	u8 ready_mask;
+	struct list_head ready[SROCE_FW_NUM_PRIO + 1];
+	u16 ready_mask;
 	u8 paused_mask;
 	struct sroce_fw_pause pause[SROCE_FW_NUM_PRIO];
 	u8 rr_prio;
@@ -397,7 +402,7 @@ struct sroce_fw_path {
  * @prio: transmit priority (the port's priority of a connected QP's
  *	  path, 0 for datagram QPs); read when the QP is queued
  * @sched_node: on one of the port scheduler's ready lists
- * @sched_prio: the list it is on
+ * @sched_prio: the list it is on (a priority or the flush lane)
  * @sched_queued: on that list now
  * @sched_dead: being destroyed; never queued again
  * @odp_node: on the function's odp_waiters while it waits for a page of

@@ -198,7 +198,7 @@ void sroce_fw_retry_timer(struct timer_list *t)
 		 */
 		if (qp->sq_cons != qp->sq_next || sroce_fw_outstanding(qp))
 			sroce_fw_sq_retire(fw, qp, IB_WC_RETRY_EXC_ERR);
-		qp->attr.state = SROCE_QPS_ERR;
+		WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 	} else {
 		qp->retry_left--;
 		sroce_fw_rewind(fw, qp, qp->una_psn);
@@ -372,7 +372,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	}
 	if (err) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
-		qp->attr.state = SROCE_QPS_ERR;
+		WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 		sroce_fw_sched_add(fw, qp);
 		return;
 	}
@@ -551,7 +551,7 @@ fatal:
 	/* The failing WQE may be only partly sent (sq_cons == sq_next). */
 	if (qp->sq_cons != qp->sq_next || sroce_fw_outstanding(qp))
 		sroce_fw_sq_retire(fw, qp, status);
-	qp->attr.state = SROCE_QPS_ERR;
+	WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 	sroce_fw_sched_add(fw, qp);
 	spin_unlock_bh(&qp->lock);
 }

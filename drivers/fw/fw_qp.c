@@ -125,7 +125,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->rq_mask = (1U << q->rq_log2_slots) - 1;
 	qp->rq_log2_elem = q->rq_log2_elem;
 	qp->max_recv_sge = q->max_recv_sge;
-	qp->attr.state = SROCE_QPS_RESET;
+	WRITE_ONCE(qp->attr.state, SROCE_QPS_RESET);
 	qp->attr.port = 1;
 	qp->fw = fw;
 	sroce_fw_event_src_init(&qp->drained_ev, SROCE_EVENT_SQ_DRAINED);
@@ -429,7 +429,7 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		WRITE_ONCE(qp->prio,
 			   sroce_fw_cc_prio(fw, qp->attr.av.sl,
 					    qp->attr.av.traffic_class));
-	qp->attr.state = next;
+	WRITE_ONCE(qp->attr.state, next);
 	/* Nothing in flight: drained at once. */
 	sroce_fw_sq_drain_check(fw, qp);
 out_unlock:

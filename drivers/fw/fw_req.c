@@ -163,7 +163,7 @@ void sroce_fw_sq_retire(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		sroce_fw_sq_pop(fw, qp, qp->sq_err_status,
 				&qp->track[qp->sq_cons]);
 		qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
-		qp->attr.state = SROCE_QPS_ERR;
+		WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 		sroce_fw_sched_add(fw, qp);
 	}
 }
@@ -699,7 +699,7 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 		return;
 	}
 	sroce_fw_sq_pop(fw, qp, status, &t);
-	qp->attr.state = SROCE_QPS_ERR;
+	WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 	sroce_fw_flush(fw, qp);
 }
 

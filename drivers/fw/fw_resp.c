@@ -251,7 +251,7 @@ static void sroce_fw_resp_fatal(struct sroce_fw_dev *fw,
 		sroce_fw_cq_post(fw, qp->rcq, &wc, false);
 		qp->rwqe_valid = false;
 	}
-	qp->attr.state = SROCE_QPS_ERR;
+	WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 	qp->in_msg = false;
 	sroce_fw_sched_add(fw, qp);
 }

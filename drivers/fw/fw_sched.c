@@ -28,7 +28,9 @@
  * out of the pick and its QPs' direct turns are refused, so they queue
  * on that list until the pause ends and the scheduler runs again. A QP
  * whose priority is paused while it is being served ends its turn at
- * once (sroce_fw_qp_transmit()) and goes back on its list.
+ * once (sroce_fw_qp_transmit()) and goes back on its list. A QP in ERROR
+ * waits on the flush lane instead, which no pause holds: its flush sends
+ * nothing, and a partner that keeps pausing must not hold up a drain.
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -37,21 +39,6 @@
 
 /* Turns a runner takes before it hands over or yields. */
 #define SROCE_FW_SCHED_BUDGET	32
-
-/* Queue @qp unless it is queued already or dying. Caller holds s->lock. */
-static void sroce_fw_sched_add_locked(struct sroce_fw_sched *s,
-				      struct sroce_fw_qp *qp)
-{
-	u8 prio;
-
-	if (qp->sched_queued || qp->sched_dead)
-		return;
-	prio = READ_ONCE(qp->prio) % SROCE_FW_NUM_PRIO;
-	list_add_tail(&qp->sched_node, &s->ready[prio]);
-	s->ready_mask |= BIT(prio);
-	qp->sched_prio = prio;
-	qp->sched_queued = true;
-}
 
 /* Take @qp off its list. Caller holds s->lock; @qp is queued. */
 static void sroce_fw_sched_del_locked(struct sroce_fw_sched *s,
@@ -63,7 +50,36 @@ static void sroce_fw_sched_del_locked(struct sroce_fw_sched *s,
 	qp->sched_queued = false;
 }
 
-/* The lists that may be served: not empty, not paused. Under s->lock. */
+/*
+ * Queue @qp unless it is queued already or dying: on its priority's list,
+ * or on the flush lane if it is in ERROR, where no pause holds it (a QP
+ * that entered ERROR on its priority's list moves there: every entry into
+ * ERROR rings the QP). Caller holds s->lock.
+ */
+static void sroce_fw_sched_add_locked(struct sroce_fw_sched *s,
+				      struct sroce_fw_qp *qp)
+{
+	bool flush = READ_ONCE(qp->attr.state) == SROCE_QPS_ERR;
+	u8 list;
+
+	if (qp->sched_dead)
+		return;
+	if (qp->sched_queued) {
+		if (!flush || qp->sched_prio == SROCE_FW_SCHED_FLUSH)
+			return;
+		sroce_fw_sched_del_locked(s, qp);
+	}
+	list = flush ? SROCE_FW_SCHED_FLUSH : READ_ONCE(qp->prio) % SROCE_FW_NUM_PRIO;
+	list_add_tail(&qp->sched_node, &s->ready[list]);
+	s->ready_mask |= BIT(list);
+	qp->sched_prio = list;
+	qp->sched_queued = true;
+}
+
+/*
+ * The lists that may be served: not empty, not paused (the flush lane
+ * never is). Under s->lock.
+ */
 static unsigned int sroce_fw_sched_servable(const struct sroce_fw_sched *s)
 {
 	return s->ready_mask & ~s->paused_mask;
@@ -101,19 +117,26 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 
 /*
  * The next QP to serve, taken off its list; NULL when there is none. The
- * first non-empty list not paused at or after rr_prio, which then moves
- * past it.
+ * flush lane first, then the first non-empty list not paused at or after
+ * rr_prio, which then moves past it.
  */
 static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 {
 	unsigned int servable = sroce_fw_sched_servable(s);
+	unsigned int prios = servable & (BIT(SROCE_FW_NUM_PRIO) - 1);
 	/* The mask twice over, so that a rotation is one shift. */
-	unsigned int both = servable | servable << SROCE_FW_NUM_PRIO;
+	unsigned int both = prios | prios << SROCE_FW_NUM_PRIO;
 	unsigned int rotated = both >> s->rr_prio;
 	struct sroce_fw_qp *qp;
 	unsigned int prio;
 
-	if (!servable)
+	if (servable & BIT(SROCE_FW_SCHED_FLUSH)) {
+		qp = list_first_entry(&s->ready[SROCE_FW_SCHED_FLUSH],
+				      struct sroce_fw_qp, sched_node);
+		sroce_fw_sched_del_locked(s, qp);
+		return qp;
+	}
+	if (!prios)
 		return NULL;
 	prio = (s->rr_prio + __ffs(rotated)) % SROCE_FW_NUM_PRIO;
 	qp = list_first_entry(&s->ready[prio], struct sroce_fw_qp, sched_node);
@@ -251,22 +274,6 @@ bool sroce_fw_sched_direct_ok(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	       !READ_ONCE(qp->sched_dead);
 }
 
-/*
- * Whether @qp's priority is paused and the caller may give it the turn a
- * paused QP has (see sroce_fw_qp_transmit()): sroce_fw_sched_direct_ok()'s
- * conditions but the pause's and the idle list's (a flush puts nothing on
- * the wire to overtake the QPs waiting there). Lockless, a hint: a flush
- * it misses happens when the pause ends, by the storm watchdog at the
- * latest.
- */
-static bool sroce_fw_sched_paused_turn_ok(struct sroce_fw_dev *fw,
-					  struct sroce_fw_qp *qp)
-{
-	return !READ_ONCE(fw->stopped) && sroce_fw_sched_inline_ok() &&
-	       sroce_fw_prio_paused(fw, READ_ONCE(qp->prio)) &&
-	       !READ_ONCE(qp->sched_dead);
-}
-
 /**
  * sroce_fw_ring_sq() - a QP has something to send: schedule and run
  * @fw: the function
@@ -295,18 +302,6 @@ void sroce_fw_ring_sq(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		local_bh_enable();
 		if (!more)
 			return;
-	} else if (sroce_fw_sched_paused_turn_ok(fw, qp)) {
-		/*
-		 * Paused: the QP's turn is only the flush of a QP in ERROR,
-		 * which sends nothing (sroce_fw_qp_transmit()); the rest
-		 * waits on its list for the pause to end. A partner that
-		 * renews its pause must not hold back ib_drain_qp().
-		 */
-		local_bh_disable();
-		rcu_read_lock();
-		sroce_fw_qp_transmit(fw, qp);
-		rcu_read_unlock();
-		local_bh_enable();
 	}
 	spin_lock_irqsave(&s->lock, flags);
 	sroce_fw_sched_add_locked(s, qp);
@@ -344,7 +339,7 @@ void sroce_fw_sched_init(struct sroce_fw_dev *fw)
 	unsigned int prio;
 
 	spin_lock_init(&fw->sched.lock);
-	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
+	for (prio = 0; prio <= SROCE_FW_SCHED_FLUSH; prio++)
 		INIT_LIST_HEAD(&fw->sched.ready[prio]);
 	fw->sched.ready_mask = 0;
 	fw->sched.paused_mask = 0;

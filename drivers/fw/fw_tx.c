@@ -152,14 +152,19 @@ bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	 * Paused by the link partner (PFC): everything of the QP waits, its
 	 * ACKs and READ responses too, back on its list until the pause ends.
 	 * Not the flush of a QP in ERROR, which sends nothing: a partner
-	 * that never lifts its pause must not keep the QP from draining.
+	 * that never lifts its pause must not keep the QP from draining. In
+	 * ERROR the QP is done (what it owes the peer goes unanswered, as
+	 * the peer's retries will find), so it is not queued again.
 	 */
 	if (sroce_fw_prio_paused(fw, READ_ONCE(qp->prio))) {
+		bool in_error;
+
 		spin_lock(&qp->lock);
-		if (qp->attr.state == SROCE_QPS_ERR)
+		in_error = qp->attr.state == SROCE_QPS_ERR;
+		if (in_error)
 			sroce_fw_flush(fw, qp);
 		spin_unlock(&qp->lock);
-		return true;
+		return !in_error;
 	}
 	ack.pending = false;
 	spin_lock(&qp->lock);

@@ -236,8 +236,10 @@ fi
 # 1 to 38 KB on 2026-12-02, 51 to 99 KB on 2026-12-03). ccsim shows the
 # queue held near RED's minimum threshold on a link whose rate holds
 # still (dcqcn.rst). A failure whatever TCG does: no sample, or a mean
-# above twice RED's max threshold, where RED marks every ECT packet and
-# only a reaction point that does not react leaves the queue. The
+# above twice RED's max threshold (RED marks every ECT packet there),
+# near where the send windows alone put the queue (140 KB): the scaled
+# limiters then held nothing. That the reaction points cut their rates
+# at all, the next checks show (rdma resource, traced cuts). The
 # defaults' mean is shown, not compared: it varied from 76 to 136 KB.
 ktap_diag "mean queue: scaled knobs $qmean B, defaults $qdefault B (RED marks 15000 to 60000 B)"
 if [ "$qmean" -lt 0 ] || [ "$qmean" -gt 120000 ]; then
@@ -377,7 +379,7 @@ trace_rates() {
 # the late flow has its share: Jain's fairness index of the two rates at
 # least 0.95, i.e. the smaller at least about 0.63 of the larger (ccsim's
 # model of this link: within 10% some 1.5 s after the start). A starved
-# late flow (a quarter of the incumbent's rate: index 0.68) fails. Under
+# late flow (a quarter of the incumbent's rate: index 0.74) fails. Under
 # TCG the emulated router's service differs between two converged flows
 # by more than ccsim's 10%: 8 and 11 Mbit/s (index 0.976, CI of stop 25),
 # 12 and 17 (0.971, the next CI run), the late flow the faster in every run

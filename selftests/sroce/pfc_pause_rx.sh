@@ -233,11 +233,13 @@ drain_case() {
 		--every 500000 --until "$work/dstop" > "$work/dinj" 2>&1 &
 	dinj=$!
 	on_exit "touch $work/dstop; wait $dinj"
-	wait_until 10 grep -q started "$work/dinj" || return
+	# What the environment may refuse (a real-time priority, a tap's
+	# speed) skips the case (4); what sroce refuses fails it.
+	wait_until 10 grep -q started "$work/dinj" || return 4
 	# A tap's speed is 10 Gbit/s since 6.2 (10 Mbit/s before) and
 	# settable; the port samples it when the device is added.
 	ethtool -s "$tap" speed 10 duplex full autoneg off &&
-		[ "$(cat "/sys/class/net/$tap/speed")" = 10 ] || return
+		[ "$(cat "/sys/class/net/$tap/speed")" = 10 ] || return 4
 	ip addr add 10.97.0.1/24 dev "$tap" && link_add "$dev" "$tap" ||
 		return
 	wait_until 10 gid_v4 "$dev" "0a61:0001" >/dev/null || return
@@ -264,6 +266,9 @@ else
 	sed 's/^/# /' "$work/drain" 2>/dev/null
 	if [ $rc -eq 0 ]; then
 		ktap_pass "a QP in ERROR flushes while its priority is paused"
+	elif [ $rc -eq 4 ]; then
+		ktap_skip "a QP in ERROR flushes while its priority is paused" \
+			"no paused tap: $(tail -n 2 "$work/dinj" 2>/dev/null | tr '\n' ' ')"
 	else
 		ktap_fail "a QP in ERROR flushes while its priority is paused" \
 			"exit status $rc; $(tail -n 2 "$work/dinj" 2>/dev/null | tr '\n' ' ')"
