@@ -281,6 +281,12 @@ static void sroce_wc_from_slot(struct sroce_dev *sdev, struct ib_wc *wc,
 	if (ext->flags & SROCE_CQE_EXT_NET_TYPE) {
 		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 		wc->network_hdr_type = ext->network_hdr_type;
+		/*
+		 * The CQE's sl is the RoCE packet type here, for userspace;
+		 * a kernel consumer's reply AH takes its SL from wc->sl
+		 * (ib_init_ah_attr_from_wc()): 0, as mlx5 reports untagged.
+		 */
+		wc->sl = 0;
 	}
 }
 

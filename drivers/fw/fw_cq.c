@@ -13,7 +13,7 @@
 static bool sroce_fw_cq_log2_ok(u32 log2_slots)
 {
 	/* At least two slots (one stays free), at most max_cqe + 1. */
-	return log2_slots >= 1 &&
+	return log2_slots >= 1 && log2_slots < 32 &&
 	       (1U << log2_slots) <= (u32)SROCE_FW_MAX_CQE + 1;
 }
 

@@ -120,6 +120,21 @@ static void sroce_fw_ud_cqe_ext(const struct sroce_fw_pkt *pkt,
 	}
 }
 
+/*
+ * The sl of a UD receive's completion, as a ConnectX CQE has it for RoCE:
+ * bit 3 set for UDP (RoCE v2), bits 2:0 the header in the GRH area (0 a
+ * GRH, 1 IPv6, 2 IPv4). rdma_rxe's ABI has no network type field, so
+ * userspace learns it here, as mlx5's provider passes it on: UCX before
+ * 1.19 reads it to find the destination address in the GRH area and
+ * drops the datagram when it finds none of its GIDs there. Kernel
+ * consumers get network_hdr_type instead (sroce_cq.c).
+ */
+static const u8 sroce_fw_ud_wc_sl[] = {
+	[SROCE_NET_ROCE_V1] = 0,
+	[SROCE_NET_IPV6] = 0x8 | 1,
+	[SROCE_NET_IPV4] = 0x8 | 2,
+};
+
 static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     struct sroce_fw_pkt *pkt)
 {
@@ -182,6 +197,8 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	wc.byte_len = SROCE_GRH_LEN + info->payload_len;
 	wc.src_qp = sroce_deth_sqp(pkt->hdr + info->off[SROCE_EXT_DETH]);
+	if (pkt->net_type < ARRAY_SIZE(sroce_fw_ud_wc_sl))
+		wc.sl = sroce_fw_ud_wc_sl[pkt->net_type];
 	if (info->op->flags & SROCE_OPF_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		/* Immediate data stays in network byte order. */

@@ -34,7 +34,12 @@
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
-#define SROCE_FW_MAX_CQE		32767
+/*
+ * 2^20 - 1 (a ring of 64 MiB at most): libfabric 1.17's RDM endpoints ask
+ * for 262144 entries per CQ and do not clamp to max_cqe (rdma_rxe's
+ * 32767 refuses them); ConnectX reports 2^22 - 1.
+ */
+#define SROCE_FW_MAX_CQE		1048575
 #define SROCE_FW_MAX_QP			0x10000
 #define SROCE_FW_MIN_QPN		16	/* lower numbers are reserved */
 #define SROCE_FW_GSI_QPN		1
