@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# RDMA middleware over sroce with no workaround setting (issue 16): UCX's
+# ucx_perftest (tag_bw, tag_lat, ucp_put_bw) over rc_verbs and ud_verbs,
+# an MPI ping-pong over UCX with its data checked (Open MPI, mpi4py, two
+# ranks, 1 MiB messages, SHA-256 of every message both ways) and
+# libfabric's fi_pingpong for msg, rdm (verbs;ofi_rxm) and dgram
+# endpoints, on loopback and between two namespaces. Each tool must exit
+# 0 and the sroce devices must have carried the traffic (their packet
+# counters grow by at least the bytes moved). A tool that is not
+# installed skips its cases.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+ktap_plan 12
+
+two_hosts mw 10.98.0 || ktap_skip_all "cannot build the two-host topology"
+make_work_dir
+here=$(cd "$(dirname "$0")" && pwd)
+A=10.98.0.1
+B=10.98.0.2
+
+sent_bytes() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_bytes" 2>/dev/null ||
+		echo 0
+}
+
+# pair NAME PORT WHERE MIN_BYTES SERVER... -- CLIENT...: SERVER runs in
+# namespace WHERE ("" for this one) until CLIENT, run here, ends; passes
+# if both exit 0 and DEV0 sent at least MIN_BYTES meanwhile.
+pair() {
+	local name=$1 port=$2 where=$3 min=$4 srv=() cli=() spid rc src b0 moved
+	shift 4
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	b0=$(sent_bytes "$DEV0")
+	${where:+ip netns exec $where} timeout "${pair_timeout:-120}" "${srv[@]}" \
+		> "$work/$name.srv" 2>&1 &
+	spid=$!
+	if ! wait_until 30 listening "$where" "$port"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		ktap_fail "$name" "server did not listen: $(tail -n 3 "$work/$name.srv" | tr '\n' ' ')"
+		return
+	fi
+	timeout 120 "${cli[@]}" > "$work/$name.cli" 2>&1
+	rc=$?
+	wait "$spid"
+	src=$?
+	moved=$(( $(sent_bytes "$DEV0") - b0 ))
+	ktap_diag "$name: client $rc, server $src, $DEV0 sent $moved bytes"
+	if [ $rc = 0 ] && [ $src = 0 ] && [ $moved -ge "$min" ]; then
+		ktap_pass "$name"
+	elif [ -n "${pair_todo:-}" ] && [ $rc = 0 ] && [ $src = 124 ] &&
+	     [ $moved -ge "$min" ]; then
+		ktap_todo "$name" "$pair_todo"
+	else
+		ktap_fail "$name" "client: $(tail -n 3 "$work/$name.cli" | tr '\n' ' ') server: $(tail -n 3 "$work/$name.srv" | tr '\n' ' ')"
+	fi
+}
+
+# label NS: where a pair of processes runs
+label() {
+	if [ -n "$1" ]; then echo "between namespaces"; else echo loopback; fi
+}
+
+# --- UCX ---------------------------------------------------------------
+# UCX_NET_DEVICES keeps UCX on the sroce devices (not TCP, not shared
+# memory); that is a choice of device, not a workaround.
+ucx() {
+	local test=$1 tls=$2 where=$3 srv_dev=$4 cli_dev=$5 server_ip=$6 port=$7
+	local name="ucx_perftest $test over $tls, $(label "$where")"
+	pair "$name" "$port" "$where" 1000000 \
+		env UCX_NET_DEVICES="$srv_dev:1" UCX_TLS="$tls" \
+		ucx_perftest -p "$port" -- \
+		env UCX_NET_DEVICES="$cli_dev:1" UCX_TLS="$tls" \
+		ucx_perftest "$server_ip" -p "$port" -t "$test" -s 65536 -n 200
+}
+if command -v ucx_perftest >/dev/null; then
+	if ucx_info -d 2>/dev/null | grep -q "Device: $DEV0:1"; then
+		ktap_pass "ucx_info lists the sroce device"
+	else
+		ktap_fail "ucx_info lists the sroce device"
+	fi
+	ucx tag_bw rc_verbs,ud_verbs "" "$DEV0" "$DEV0" $A 13411
+	ucx tag_lat ud_verbs "" "$DEV0" "$DEV0" $A 13412
+	ucx tag_bw rc_verbs,ud_verbs "$NS" "$DEV1" "$DEV0" $B 13413
+	ucx tag_lat ud_verbs "$NS" "$DEV1" "$DEV0" $B 13414
+	ucx ucp_put_bw rc_verbs,ud_verbs "$NS" "$DEV1" "$DEV0" $B 13415
+else
+	for i in 1 2 3 4 5 6; do ktap_skip "ucx case $i" "ucx-utils missing"; done
+fi
+
+# --- MPI over UCX --------------------------------------------------------
+# Two ranks on this host, UCX's pml on the sroce device only (no shared
+# memory transport): mpi_pingpong.py checks every message's digest.
+if command -v mpirun >/dev/null && python3 -c "import mpi4py" 2>/dev/null; then
+	b0=$(sent_bytes "$DEV0")
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		timeout 180 mpirun -np 2 --oversubscribe --mca pml ucx \
+		--mca btl ^vader,tcp,openib,uct -x UCX_NET_DEVICES="$DEV0:1" \
+		-x UCX_TLS=rc_verbs,ud_verbs,self \
+		python3 "$here/mpi_pingpong.py" 1048576 20 > "$work/mpi" 2>&1
+	rc=$?
+	moved=$(( $(sent_bytes "$DEV0") - b0 ))
+	ktap_diag "MPI: exit $rc, $DEV0 sent $moved bytes; $(tail -n 1 "$work/mpi")"
+	if [ $rc = 0 ] && grep -q "^pingpong ok" "$work/mpi" &&
+	   [ $moved -ge $((2 * 20 * 1048576)) ]; then
+		ktap_pass "MPI over UCX: 2 ranks, 1 MiB ping-pong, digests match"
+	else
+		ktap_fail "MPI over UCX: 2 ranks, 1 MiB ping-pong, digests match" \
+			"$(tail -n 3 "$work/mpi" | tr '\n' ' ')"
+	fi
+else
+	ktap_skip "MPI over UCX: 2 ranks, 1 MiB ping-pong, digests match" \
+		"openmpi-bin or python3-mpi4py missing"
+fi
+
+# --- libfabric ---------------------------------------------------------
+# fi_case EP PROVIDER NS SERVER_DEV SERVER_IP PORT: 100 round trips of
+# 64 KiB (datagrams: 512 bytes, within the path MTU; the verbs provider
+# names a device's datagram domain DEV-dgram).
+fi_case() {
+	local ep=$1 prov=$2 where=$3 dom=$4 server_ip=$5 port=$6 size=65536
+	local name="fi_pingpong $ep ($prov), $(label "$where")"
+	[ "$ep" = dgram ] && size=512 dom=$dom-dgram
+	pair "$name" "$port" "$where" $((100 * size)) \
+		fi_pingpong -p "$prov" -e "$ep" -d "$dom" -B "$port" -I 100 \
+		-S $size -- \
+		fi_pingpong -p "$prov" -e "$ep" -P "$port" -I 100 -S $size "$server_ip"
+}
+if command -v fi_pingpong >/dev/null; then
+	fi_case msg verbs "" "$DEV0" $A 47591
+	fi_case rdm "verbs;ofi_rxm" "" "$DEV0" $A 47592
+	fi_case msg verbs "$NS" "$DEV1" $B 47593
+	fi_case rdm "verbs;ofi_rxm" "$NS" "$DEV1" $B 47594
+	# A known failure: the server prints its full table (every datagram
+	# sent and answered) and then does not exit; not looked into yet.
+	pair_timeout=30 pair_todo="the server does not exit after its run" \
+		fi_case dgram verbs "$NS" "$DEV1" $B 47595
+else
+	for i in 1 2 3 4 5; do ktap_skip "fi_pingpong case $i" "libfabric-bin missing"; done
+fi
+
+kmsg_check
+ktap_finish
