@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-"""An MPI ping-pong whose data is checked: mpi_pingpong.py SIZE ITERS.
+"""An MPI ping-pong whose data is checked: mpi_pingpong.py SIZE ITERS [DEV].
 
 Rank 0 sends SIZE random bytes with their SHA-256 digest; rank 1 checks
 the digest, flips every byte and sends the result back with its digest,
 which rank 0 checks against what it expects. Rank 0 prints
 "pingpong ok SIZE ITERS" or "pingpong FAILED ..." and the exit status
-is non-zero on any mismatch.
+is non-zero on any mismatch. DEV, when given, is the RDMA device this
+rank's UCX uses (UCX_NET_DEVICES, read by MPI_Init): the ranks of a run
+between namespaces each name their own.
 """
 import hashlib
 import os
 import sys
 
-from mpi4py import MPI
+if len(sys.argv) > 3:
+    os.environ["UCX_NET_DEVICES"] = sys.argv[3] + ":1"
+
+from mpi4py import MPI  # noqa: E402 (MPI_Init reads the setting above)
 
 FLIP = bytes(b ^ 0xFF for b in range(256))
 
