@@ -269,6 +269,7 @@ struct sroce_fw_rxbuf {
 
 /* The scheduler's list after the priorities': QPs in ERROR to flush. */
 #define SROCE_FW_SCHED_FLUSH	SROCE_FW_NUM_PRIO
+#define SROCE_FW_SCHED_LISTS	(SROCE_FW_SCHED_FLUSH + 1)
 
 /**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
@@ -276,20 +277,21 @@ struct sroce_fw_rxbuf {
  *	  @running and the sched_* fields of QPs; taken in any context
  *	  (irqsave), innermost: nothing is locked under it (the pause timers
  *	  are started under it: hrtimer bases lock inside)
- * @ready: per priority, the QPs with something to send, round robin;
- *	   then the flush lane (SROCE_FW_SCHED_FLUSH): QPs in ERROR, served
- *	   first and whatever is paused, since a flush sends nothing
+ * @ready: per priority, the QPs with something to send; then the flush
+ *	   lane (SROCE_FW_SCHED_FLUSH): QPs in ERROR, served whatever is
+ *	   paused, since a flush sends nothing; all nine round robin
  * @ready_mask: bit N set while @ready[N] is not empty
  * @paused_mask: bit N set while the link partner pauses priority N: its
  *		 list is not served and its QPs take no direct turn
  * @pause: per priority, the pause in force
- * @rr_prio: the priority whose list is served first at the next pick
+ * @rr_prio: the list (priority or flush lane) served first at the next
+ *	     pick
  * @running: some context is serving the lists
  * @work: serves the lists when the context that found them had to hand over
  */
 struct sroce_fw_sched {
 	spinlock_t lock; /* lists, masks, pauses, running, QPs' sched_*: any ctx */
-	struct list_head ready[SROCE_FW_NUM_PRIO + 1];
+	struct list_head ready[SROCE_FW_SCHED_LISTS];
 	u16 ready_mask;
 	u8 paused_mask;
 	struct sroce_fw_pause pause[SROCE_FW_NUM_PRIO];
@@ -836,7 +838,8 @@ struct sroce_fw_cc {
  * @stats: port counters, enum sroce_stat
  * @pfc_enable: the priorities whose transmit obeys 802.1Qbb pauses (0:
  *		802.3x PAUSE for all), as SET_PFC set them; written under
- *		@cc_mutex, read without a lock by the pause handler
+ *		@cc_mutex and the scheduler's lock, under which the pause
+ *		handler reads it; the receive buffers read it locklessly
  * @rxbuf: the port's receive buffers and their drain (PFC)
  * @pfc_stats: per priority, enum sroce_pfc_prio_stat; the durations in
  *	       nanoseconds (QUERY_PFC_STATS reports microseconds)

@@ -40,12 +40,18 @@ static u32 sroce_fw_pfc_speed(const struct sroce_fw_dev *fw)
 	return mbps ? mbps : SROCE_FW_PFC_DEFAULT_MBPS;
 }
 
-/* End the pause of @prio at @now_ns. Caller holds fw->sched.lock. */
+/*
+ * End the pause of @prio at @now_ns, read under fw->sched.lock as the
+ * pause's start was: a time read before the lock may precede a start set
+ * meanwhile, and the duration must not wrap (the transport timers move on
+ * by it). Caller holds fw->sched.lock.
+ */
 static void sroce_fw_pause_end(struct sroce_fw_dev *fw, unsigned int prio,
 			       u64 now_ns, bool expired)
 {
 	struct sroce_fw_sched *s = &fw->sched;
-	u64 held = now_ns - s->pause[prio].since_ns;
+	u64 since = s->pause[prio].since_ns;
+	u64 held = now_ns > since ? now_ns - since : 0;
 
 	s->paused_mask &= ~BIT(prio);
 	atomic64_add(held,
@@ -65,11 +71,12 @@ static enum hrtimer_restart sroce_fw_pause_timer(struct hrtimer *t)
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	struct sroce_fw_dev *fw = p->fw;
 	struct sroce_fw_sched *s = &fw->sched;
-	u64 now = ktime_get_ns();
 	bool resumed = false;
 	unsigned long flags;
+	u64 now;
 
 	spin_lock_irqsave(&s->lock, flags);
+	now = ktime_get_ns();
 	/* Restarted meanwhile (a new pause): the queued expiry stands. */
 	if (hrtimer_is_queued(t)) {
 		spin_unlock_irqrestore(&s->lock, flags);
@@ -104,26 +111,29 @@ static enum hrtimer_restart sroce_fw_pause_timer(struct hrtimer *t)
 void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause)
 {
 	struct sroce_fw_sched *s = &fw->sched;
-	u8 enable = READ_ONCE(fw->pfc_enable);
 	u32 speed = sroce_fw_pfc_speed(fw);
 	unsigned long flags;
 	unsigned int prio;
 	bool resumed = false;
-	u8 obey;
+	u8 enable, obey;
 	u64 now;
 
-	if (pause->global) {
+	if (pause->global)
 		atomic64_inc(&fw->pfc_port_stats[SROCE_PFC_RX_PAUSE_CTRL_PHY]);
-		obey = enable ? 0 : 0xff;
-	} else {
+	else
 		for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 			if (pause->enable & BIT(prio))
 				atomic64_inc(&fw->pfc_stats[prio]
 							   [SROCE_PFC_RX_PAUSE]);
-		obey = pause->enable & enable;
-	}
-	now = ktime_get_ns();
 	spin_lock_irqsave(&s->lock, flags);
+	/*
+	 * What the port obeys, under the lock SET_PFC changes it under: a
+	 * frame obeyed by the old setting after SET_PFC's release would
+	 * hold priorities the port no longer obeys pauses for.
+	 */
+	enable = fw->pfc_enable;
+	obey = pause->global ? (enable ? 0 : 0xff) : pause->enable & enable;
+	now = ktime_get_ns();
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++) {
 		struct sroce_fw_pause *p = &s->pause[prio];
 		u16 quanta = pause->quanta[prio];
@@ -212,21 +222,21 @@ u16 sroce_fw_cmd_set_pfc(struct sroce_fw_dev *fw, const void *req,
 		return SROCE_FW_ERR_BAD_PARAM;
 	mutex_lock(&fw->cc_mutex);
 	old = fw->pfc_enable;
-	WRITE_ONCE(fw->pfc_enable, r->enable);
-	sroce_fw_rxbuf_pfc_changed(fw, r->enable);
-	mutex_unlock(&fw->cc_mutex);
 	/*
 	 * What obeys no frame any more: the priorities PFC went off on, and
 	 * everything an 802.3x pause held when PFC comes on (PFC frames
 	 * then pause what they name anew).
 	 */
-	now = ktime_get_ns();
 	spin_lock_irqsave(&s->lock, flags);
+	WRITE_ONCE(fw->pfc_enable, r->enable);
+	now = ktime_get_ns();
 	release = s->paused_mask & (old ? ~r->enable : r->enable ? 0xff : 0);
 	for (prio = 0; prio < SROCE_FW_NUM_PRIO; prio++)
 		if (release & BIT(prio))
 			sroce_fw_pause_end(fw, prio, now, false);
 	spin_unlock_irqrestore(&s->lock, flags);
+	sroce_fw_rxbuf_pfc_changed(fw, r->enable);
+	mutex_unlock(&fw->cc_mutex);
 	if (release)
 		sroce_fw_sched_run(fw);
 	return SROCE_FW_OK;
@@ -945,18 +955,27 @@ static void sroce_fw_rxbuf_init(struct sroce_fw_dev *fw)
 }
 
 /**
- * sroce_fw_rxbuf_stop() - stop the drain of a function going away and
- * drop what its buffers hold
+ * sroce_fw_rxbuf_stop() - stop the drain of a function going away, drop
+ * what its buffers hold and lift the pauses they ask for (XON)
  * @fw: the function, which the receive path no longer finds (after
  *	sroce_fw_port_detach()), so nothing is queued or armed again
  */
 void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
+	/* XON for every priority still paused: all quanta 0 */
+	struct sroce_fw_pause_out out = { .enable = rb->asking };
 	unsigned int prio;
 
 	hrtimer_cancel(&rb->timer);
 	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
 		__skb_queue_purge(&rb->queue[prio]);
 	WRITE_ONCE(rb->held, 0);
+	/*
+	 * A partner this port still pauses would otherwise wait out the
+	 * pause's time (up to 3.4 s at 10 Mbit/s, renewed by nobody) with
+	 * nothing left to fill.
+	 */
+	rb->asking = 0;
+	sroce_fw_rxbuf_send(fw, &out);
 }

@@ -29,8 +29,9 @@
  * on that list until the pause ends and the scheduler runs again. A QP
  * whose priority is paused while it is being served ends its turn at
  * once (sroce_fw_qp_transmit()) and goes back on its list. A QP in ERROR
- * waits on the flush lane instead, which no pause holds: its flush sends
- * nothing, and a partner that keeps pausing must not hold up a drain.
+ * waits on the flush lane instead, a ninth list in the rotation which no
+ * pause holds: its flush sends nothing, and a partner that keeps pausing
+ * must not hold up a drain.
  */
 #include <linux/hardirq.h>
 #include <linux/rcupdate.h>
@@ -116,32 +117,27 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 }
 
 /*
- * The next QP to serve, taken off its list; NULL when there is none. The
- * flush lane first, then the first non-empty list not paused at or after
- * rr_prio, which then moves past it.
+ * The next QP to serve, taken off its list; NULL when there is none: the
+ * first non-empty list not paused at or after rr_prio, which then moves
+ * past it. The flush lane takes its turn in the rotation like the
+ * priorities: first would let QPs in ERROR, which a user can ring as
+ * often as it likes, starve every priority.
  */
 static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 {
 	unsigned int servable = sroce_fw_sched_servable(s);
-	unsigned int prios = servable & (BIT(SROCE_FW_NUM_PRIO) - 1);
 	/* The mask twice over, so that a rotation is one shift. */
-	unsigned int both = prios | prios << SROCE_FW_NUM_PRIO;
+	unsigned int both = servable | servable << SROCE_FW_SCHED_LISTS;
 	unsigned int rotated = both >> s->rr_prio;
 	struct sroce_fw_qp *qp;
-	unsigned int prio;
+	unsigned int list;
 
-	if (servable & BIT(SROCE_FW_SCHED_FLUSH)) {
-		qp = list_first_entry(&s->ready[SROCE_FW_SCHED_FLUSH],
-				      struct sroce_fw_qp, sched_node);
-		sroce_fw_sched_del_locked(s, qp);
-		return qp;
-	}
-	if (!prios)
+	if (!servable)
 		return NULL;
-	prio = (s->rr_prio + __ffs(rotated)) % SROCE_FW_NUM_PRIO;
-	qp = list_first_entry(&s->ready[prio], struct sroce_fw_qp, sched_node);
+	list = (s->rr_prio + __ffs(rotated)) % SROCE_FW_SCHED_LISTS;
+	qp = list_first_entry(&s->ready[list], struct sroce_fw_qp, sched_node);
 	sroce_fw_sched_del_locked(s, qp);
-	s->rr_prio = (prio + 1) % SROCE_FW_NUM_PRIO;
+	s->rr_prio = (list + 1) % SROCE_FW_SCHED_LISTS;
 	return qp;
 }
 
@@ -336,11 +332,11 @@ void sroce_fw_sched_remove(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
  */
 void sroce_fw_sched_init(struct sroce_fw_dev *fw)
 {
-	unsigned int prio;
+	unsigned int list;
 
 	spin_lock_init(&fw->sched.lock);
-	for (prio = 0; prio <= SROCE_FW_SCHED_FLUSH; prio++)
-		INIT_LIST_HEAD(&fw->sched.ready[prio]);
+	for (list = 0; list < SROCE_FW_SCHED_LISTS; list++)
+		INIT_LIST_HEAD(&fw->sched.ready[list]);
 	fw->sched.ready_mask = 0;
 	fw->sched.paused_mask = 0;
 	fw->sched.rr_prio = 0;
