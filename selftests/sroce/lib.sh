@@ -80,8 +80,11 @@ ktap_skip_all() {
 	exit $KSFT_SKIP
 }
 
-# Final line and exit status; also runs the kernel-log check.
+# Final line and exit status. The test's cleanups run first (devices,
+# links and namespaces deleted), then the kernel-log check, so that it
+# covers the teardown too.
 ktap_finish() {
+	run_cleanups
 	kmsg_check
 	echo "# $ktap_test_name: $ktap_passed passed, $ktap_failed failed, $ktap_skipped skipped$([ "$ktap_todos" = 0 ] || echo ", $ktap_todos known failures (TODO)")"
 	if [ $ktap_failed -gt 0 ]; then
