@@ -70,18 +70,24 @@ label() {
 }
 
 # --- UCX ---------------------------------------------------------------
-# UCX_NET_DEVICES keeps UCX on the sroce devices (not TCP, not shared
+# UCX_NET_DEVICES and UCX_TLS keep UCX on the sroce devices and the
+# transport under test (on one machine it would otherwise take shared
 # memory); that is a choice of device, not a workaround.
 ucx() {
 	local test=$1 tls=$2 where=$3 srv_dev=$4 cli_dev=$5 server_ip=$6 port=$7
 	local name="ucx_perftest $test over $tls, $(label "$where")"
 	pair "$name" "$port" "$where" 1000000 \
 		env UCX_NET_DEVICES="$srv_dev:1" UCX_TLS="$tls" \
-		ucx_perftest -p "$port" -- \
+		ucx_perftest "${ucx_rte[@]}" -p "$port" -- \
 		env UCX_NET_DEVICES="$cli_dev:1" UCX_TLS="$tls" \
-		ucx_perftest "$server_ip" -p "$port" -t "$test" -s 65536 -n 200
+		ucx_perftest "${ucx_rte[@]}" "$server_ip" -p "$port" -t "$test" \
+		-s 65536 -n 200
 }
 if command -v ucx_perftest >/dev/null; then
+	# A ucx_perftest built with MPI (Debian 13's 1.18) runs as an MPI
+	# application unless told otherwise (-P 0, which 1.13 lacks).
+	ucx_rte=()
+	ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && ucx_rte=(-P 0)
 	if ucx_info -d 2>/dev/null | grep -q "Device: $DEV0:1"; then
 		ktap_pass "ucx_info lists the sroce device"
 	else
@@ -114,27 +120,35 @@ mpi_case() {
 		"$@" > "$work/mpi" 2>&1
 	rc=$?
 	moved=$(( $(sent_bytes "$DEV0") - b0 ))
-	ktap_diag "MPI: exit $rc, $DEV0 sent $moved bytes; $(tail -n 1 "$work/mpi")"
+	ktap_diag "MPI: exit $rc, $DEV0 sent $moved bytes; $(tail -n 1 "$work/mpi" | tr -d '\0')"
 	if [ $rc = 0 ] && grep -q "^pingpong ok" "$work/mpi" &&
 	   [ $moved -ge "$min" ]; then
 		ktap_pass "$name"
 	else
-		ktap_fail "$name" "$(tail -n 3 "$work/mpi" | tr '\n' ' ')"
+		ktap_fail "$name" "$(tail -n 8 "$work/mpi" | tr -d '\0' | tr '\n' ' ')"
 	fi
 }
 if command -v mpirun >/dev/null && python3 -c "import mpi4py" 2>/dev/null; then
 	pingpong=(python3 "$here/mpi_pingpong.py" 1048576 20)
-	mpi_case loopback $((2 * 20 * 1048576)) -np 2 --oversubscribe -x UCX_NET_DEVICES="$DEV0:1" \
-		"${pingpong[@]}"
+	mpi_case loopback $((2 * 20 * 1048576)) -np 2 --oversubscribe \
+		-x UCX_NET_DEVICES="$DEV0:1" "${pingpong[@]}"
 	# Open MPI's rsh launcher runs "AGENT HOST COMMAND..." as ssh would.
-	printf '#!/bin/sh\nshift\nexec ip netns exec %s sh -c "$*"\n' "$NS" \
-		> "$work/netns-rsh"
-	chmod +x "$work/netns-rsh"
-	mpi_case "between namespaces" $((20 * 1048576)) \
-		--mca plm_rsh_agent "$work/netns-rsh" \
-		--mca oob_tcp_if_include 10.98.0.0/24 \
-		-np 1 -H $A "${pingpong[@]}" "$DEV0" : \
-		-np 1 -H $B "${pingpong[@]}" "$DEV1"
+	# Open MPI 5.0.7's prterun (Debian 13) dies of a segmentation fault
+	# on this launch before any rank starts (nothing reaches the
+	# devices): not run there.
+	if mpirun --version 2>/dev/null | grep -q 'Open MPI) [5-9]'; then
+		ktap_skip "MPI over UCX: 2 ranks, 1 MiB ping-pong, digests match, between namespaces" \
+			"Open MPI 5's prterun crashes launching into the namespace"
+	else
+		printf '#!/bin/sh\nshift\nexec ip netns exec %s sh -c "$*"\n' \
+			"$NS" > "$work/netns-rsh"
+		chmod +x "$work/netns-rsh"
+		mpi_case "between namespaces" $((20 * 1048576)) \
+			--mca plm_rsh_agent "$work/netns-rsh" \
+			--mca oob_tcp_if_include 10.98.0.0/24 \
+			-np 1 -H $A "${pingpong[@]}" "$DEV0" : \
+			-np 1 -H $B "${pingpong[@]}" "$DEV1"
+	fi
 else
 	for where in loopback "between namespaces"; do
 		ktap_skip "MPI over UCX: 2 ranks, 1 MiB ping-pong, digests match, $where" \
