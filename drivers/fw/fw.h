@@ -273,7 +273,7 @@ struct sroce_fw_rxbuf {
 
 /**
  * struct sroce_fw_sched - the port's transmit scheduler (fw_sched.c)
- * @lock: protects @ready, @ready_mask, @paused_mask, @pause, @rr_prio,
+ * @lock: protects @ready, @ready_mask, @paused_mask, @pause, @rr_list,
  *	  @running and the sched_* fields of QPs; taken in any context
  *	  (irqsave), innermost: nothing is locked under it (the pause timers
  *	  are started under it: hrtimer bases lock inside)
@@ -284,7 +284,7 @@ struct sroce_fw_rxbuf {
  * @paused_mask: bit N set while the link partner pauses priority N: its
  *		 list is not served and its QPs take no direct turn
  * @pause: per priority, the pause in force
- * @rr_prio: the list (priority or flush lane) served first at the next
+ * @rr_list: the list (priority or flush lane) served first at the next
  *	     pick
  * @running: some context is serving the lists
  * @work: serves the lists when the context that found them had to hand over
@@ -295,7 +295,7 @@ struct sroce_fw_sched {
 	u16 ready_mask;
 	u8 paused_mask;
 	struct sroce_fw_pause pause[SROCE_FW_NUM_PRIO];
-	u8 rr_prio;
+	u8 rr_list;
 	bool running;
 	struct work_struct work;
 };

@@ -976,6 +976,5 @@ void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw)
 	 * pause's time (up to 3.4 s at 10 Mbit/s, renewed by nobody) with
 	 * nothing left to fill.
 	 */
-	rb->asking = 0;
 	sroce_fw_rxbuf_send(fw, &out);
 }

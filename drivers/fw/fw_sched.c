@@ -118,7 +118,7 @@ void sroce_fw_sched_add(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 
 /*
  * The next QP to serve, taken off its list; NULL when there is none: the
- * first non-empty list not paused at or after rr_prio, which then moves
+ * first non-empty list not paused at or after rr_list, which then moves
  * past it. The flush lane takes its turn in the rotation like the
  * priorities: first would let QPs in ERROR, which a user can ring as
  * often as it likes, starve every priority.
@@ -128,16 +128,16 @@ static struct sroce_fw_qp *sroce_fw_sched_pick(struct sroce_fw_sched *s)
 	unsigned int servable = sroce_fw_sched_servable(s);
 	/* The mask twice over, so that a rotation is one shift. */
 	unsigned int both = servable | servable << SROCE_FW_SCHED_LISTS;
-	unsigned int rotated = both >> s->rr_prio;
+	unsigned int rotated = both >> s->rr_list;
 	struct sroce_fw_qp *qp;
 	unsigned int list;
 
 	if (!servable)
 		return NULL;
-	list = (s->rr_prio + __ffs(rotated)) % SROCE_FW_SCHED_LISTS;
+	list = (s->rr_list + __ffs(rotated)) % SROCE_FW_SCHED_LISTS;
 	qp = list_first_entry(&s->ready[list], struct sroce_fw_qp, sched_node);
 	sroce_fw_sched_del_locked(s, qp);
-	s->rr_prio = (list + 1) % SROCE_FW_SCHED_LISTS;
+	s->rr_list = (list + 1) % SROCE_FW_SCHED_LISTS;
 	return qp;
 }
 
@@ -339,7 +339,7 @@ void sroce_fw_sched_init(struct sroce_fw_dev *fw)
 		INIT_LIST_HEAD(&fw->sched.ready[list]);
 	fw->sched.ready_mask = 0;
 	fw->sched.paused_mask = 0;
-	fw->sched.rr_prio = 0;
+	fw->sched.rr_list = 0;
 	fw->sched.running = false;
 	INIT_WORK(&fw->sched.work, sroce_fw_sched_work);
 }
