@@ -488,7 +488,10 @@ static void sroce_fw_rxbuf_ask(struct sroce_fw_dev *fw, unsigned int b,
 	}
 }
 
-/* Send what the lock hold collected; counts tx_prioN_pause. */
+/*
+ * Send what the lock hold collected; counts tx_prioN_pause and traces
+ * each priority the frame names.
+ */
 static void sroce_fw_rxbuf_send(struct sroce_fw_dev *fw,
 				const struct sroce_fw_pause_out *out)
 {
@@ -496,9 +499,13 @@ static void sroce_fw_rxbuf_send(struct sroce_fw_dev *fw,
 
 	if (!out->enable || sroce_fw_xmit_pause(fw, out->enable, out->quanta))
 		return;
-	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++)
-		if (out->enable & BIT(prio))
-			atomic64_inc(&fw->pfc_stats[prio][SROCE_PFC_TX_PAUSE]);
+	for (prio = 0; prio < SROCE_PFC_NUM_PRIO; prio++) {
+		if (!(out->enable & BIT(prio)))
+			continue;
+		atomic64_inc(&fw->pfc_stats[prio][SROCE_PFC_TX_PAUSE]);
+		trace_sroce_pause_sent(fw->ndev->ifindex, prio,
+				       out->quanta[prio]);
+	}
 }
 
 /*

@@ -87,6 +87,20 @@ TRACE_EVENT(sroce_pause_recv,
 		      __entry->pause_ns, __entry->obeyed ? "" : " ignored")
 );
 
+TRACE_EVENT(sroce_pause_sent,
+	    TP_PROTO(int ifindex, u8 prio, u16 quanta),
+	    TP_ARGS(ifindex, prio, quanta),
+	    TP_STRUCT__entry(__field(int, ifindex)
+			     __field(u8, prio)
+			     __field(u16, quanta)),
+	    TP_fast_assign(__entry->ifindex = ifindex;
+			   __entry->prio = prio;
+			   __entry->quanta = quanta;),
+	    TP_printk("ifindex=%d prio=%u quanta=%u %s",
+		      __entry->ifindex, __entry->prio, __entry->quanta,
+		      __entry->quanta ? "xoff" : "xon")
+);
+
 TRACE_EVENT(sroce_pause_end,
 	    TP_PROTO(int ifindex, u8 prio, u64 held_ns, bool expired),
 	    TP_ARGS(ifindex, prio, held_ns, expired),

@@ -9,7 +9,8 @@
 # is byte-exact (xfer_verify) on both; the pause frames on the wire
 # (tshark) agree with both ends' counters. With PFC off, priority 3 loses
 # packets too. A receiver that stops draining: the storm watchdog stops
-# its pauses after the stall timeout and nothing hangs.
+# its pauses after the stall timeout and nothing hangs. A receiver
+# deleted while it pauses its sender sends XON as it goes.
 . "$(dirname "$0")/lib.sh"
 
 here=$(dirname "$0")
@@ -17,7 +18,7 @@ require_sroce
 [ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
 command -v tshark >/dev/null && command -v dumpcap >/dev/null ||
 	ktap_skip_all "tshark/dumpcap missing"
-ktap_plan 8
+ktap_plan 9
 
 pfc_link pfcl 10.95.0 rx_drain_mbps
 make_work_dir
@@ -78,7 +79,19 @@ else
 		"xoff $(cat $rx/pfc/xoff), xon $(cat $rx/pfc/xon)"
 fi
 
-# 3-4. Priority 3 alone at a 40 Mbit/s drain: pauses, no loss.
+# 3-4. Priority 3 alone at a 40 Mbit/s drain: pauses, no loss. The
+# receiver's pause frames are traced too (sroce_pause_sent).
+tr=/sys/kernel/tracing
+[ -d $tr/events/sroce ] || tr=/sys/kernel/debug/tracing
+traced=no
+if [ -d $tr/events/sroce/sroce_pause_sent ]; then
+	echo 0 > $tr/tracing_on
+	: > $tr/trace
+	echo 1 > $tr/events/sroce/sroce_pause_sent/enable
+	echo 1 > $tr/tracing_on
+	on_exit "echo 0 > $tr/events/sroce/sroce_pause_sent/enable"
+	traced=yes
+fi
 echo 40 > $dbg/rx_drain_mbps
 capture_start pfcl0 "$work/pfc.pcap"
 d3=$(pfc_stat rx rx_prio3_buf_discard) p3=$(pfc_stat rx tx_prio3_pause)
@@ -106,12 +119,18 @@ tshark -r "$work/pfc.pcap" -Y macc -T fields -e macc.opcode \
 frames=$(wc -l < "$work/pfc.txt")
 xoffs=$(awk '$1 == "0x0101" && $2 == "0x0008" && $3 == 65535' "$work/pfc.txt" | wc -l)
 xons=$(awk '$1 == "0x0101" && $2 == "0x0008" && $3 == 0' "$work/pfc.txt" | wc -l)
-ktap_diag "tshark: $frames MAC Control frames, $xoffs XOFF (prio 3, 65535 quanta), $xons XON"
+traced_frames=$frames
+if [ $traced = yes ]; then
+	echo 0 > $tr/events/sroce/sroce_pause_sent/enable
+	traced_frames=$(grep -c 'sroce_pause_sent:.* prio=3 quanta=\(65535 xoff\|0 xon\)' $tr/trace)
+fi
+ktap_diag "tshark: $frames MAC Control frames, $xoffs XOFF (prio 3, 65535 quanta), $xons XON; traced: $traced_frames (tracepoint: $traced)"
 if [ "$frames" -eq $p3 ] && [ "$frames" -eq $r3 ] &&
+   [ "$frames" -eq "$traced_frames" ] &&
    [ $((xoffs + xons)) -eq "$frames" ] && [ $xoffs -gt 0 ] && [ $xons -gt 0 ]; then
-	ktap_pass "tshark sees the PFC frames the counters count, XOFF and XON"
+	ktap_pass "tshark sees the PFC frames the counters count and the tracepoint traces, XOFF and XON"
 else
-	ktap_fail "tshark sees the PFC frames the counters count, XOFF and XON" \
+	ktap_fail "tshark sees the PFC frames the counters count and the tracepoint traces, XOFF and XON" \
 		"$(sort "$work/pfc.txt" | uniq -c | head -n 5 | tr '\n' ' ')"
 fi
 
@@ -204,6 +223,43 @@ if [ $vstatus -ne 124 ] &&
 	ktap_pass "stalled receiver: the transfer ends, one log line names it"
 else
 	ktap_fail "stalled receiver: the transfer ends, one log line names it"
+fi
+
+# 9. The receiver asks for a pause (drain stopped, the watchdog at its
+# longest, 8 s, so that it does not lift the pause first), its traffic
+# ends, and its device is deleted: an XON for priority 3 leaves on its
+# way out, or its partner would wait out the pause for nothing. (The
+# firmware sends it when the buffers stop; a module without that step
+# passed too in a 6.1 guest: an XON left by another path, not found.)
+echo 8000 > $rx/pfc/stall_tout
+p3=$(pfc_stat rx tx_prio3_pause)
+err=$(pfc_stat rx tx_pause_storm_error_events)
+echo 1 > $dbg/rx_drain_stop
+nsx timeout 60 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -u 14 \
+	-t 64 -n 2000 -p 18542 > "$work/del.srv" 2>&1 &
+dsrv=$!
+wait_until 30 listening "$NS" 18542
+timeout 60 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -u 14 -t 64 \
+	-n 2000 -p 18542 10.95.0.2 > "$work/del" 2>&1 &
+dcli=$!
+asked=no
+wait_until 30 counter_above rx tx_prio3_pause "$p3" && asked=yes
+kill "$dcli" "$dsrv" 2>/dev/null
+wait "$dcli" "$dsrv" 2>/dev/null
+capture_start pfcl0 "$work/del.pcap"
+err=$(( $(pfc_stat rx tx_pause_storm_error_events) - err ))
+mac=$(ip -n "$NS" -br link show pfcl1 | awk '{ print $3 }')
+nsx rdma link del "$DEV1"
+capture_stop
+tshark -r "$work/del.pcap" -Y "macc && eth.src == $mac" -T fields \
+	-e macc.opcode -e macc.cbfc.enbv -e macc.cbfc.pause_time.c3 \
+	> "$work/del.txt" 2>/dev/null
+xons=$(awk '$1 == "0x0101" && $2 == "0x0008" && $3 == 0' "$work/del.txt" | wc -l)
+ktap_diag "asked: $asked, storm errors before the deletion: $err; frames from $mac after it: $(sort "$work/del.txt" | uniq -c | tr '\n' ' ')"
+if [ $asked = yes ] && [ $err -eq 0 ] && [ "$xons" -ge 1 ]; then
+	ktap_pass "a receiver deleted while pausing its sender sends XON"
+else
+	ktap_fail "a receiver deleted while pausing its sender sends XON"
 fi
 
 ktap_finish
