@@ -186,14 +186,21 @@ warn=$(pfc_stat rx tx_pause_storm_warning_events)
 err=$(pfc_stat rx tx_pause_storm_error_events)
 d3=$(pfc_stat rx rx_prio3_buf_discard)
 echo 1 > $dbg/rx_drain_stop
-# A bulk sender, 64 SENDs of 64 KiB in flight: enough to reach xoff.
-nsx timeout 120 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -u 14 \
-	-t 64 -n 2000 -p 18541 > "$work/vs.srv" 2>&1 &
-vsrv=$!
-wait_until 30 listening "$NS" 18541
-timeout 120 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -u 14 -t 64 \
-	-n 2000 -p 18541 10.95.0.2 > "$work/vs" 2>&1 &
-vs=$!
+# bulk_prio3 PORT LOG: a bulk priority 3 sender, 64 SENDs of 64 KiB in
+# flight (enough to reach xoff), from DEV0 to DEV1 in the background for
+# at most 120 s; its server's pid in $bulk_srv, its client's in
+# $bulk_cli, their output in LOG.srv and LOG.
+bulk_prio3() {
+	nsx timeout 120 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -u 14 \
+		-t 64 -n 2000 -p "$1" > "$2.srv" 2>&1 &
+	bulk_srv=$!
+	wait_until 30 listening "$NS" "$1"
+	timeout 120 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -u 14 \
+		-t 64 -n 2000 -p "$1" 10.95.0.2 > "$2" 2>&1 &
+	bulk_cli=$!
+}
+bulk_prio3 18541 "$work/vs"
+vsrv=$bulk_srv vs=$bulk_cli
 # counter_above SIDE COUNTER VALUE: polled, read afresh each time
 counter_above() {
 	[ "$(pfc_stat "$1" "$2")" -gt "$3" ]
@@ -235,17 +242,11 @@ echo 8000 > $rx/pfc/stall_tout
 p3=$(pfc_stat rx tx_prio3_pause)
 err=$(pfc_stat rx tx_pause_storm_error_events)
 echo 1 > $dbg/rx_drain_stop
-nsx timeout 60 ib_send_bw -d "$DEV1" -x "$G1" --tclass 96 -F -u 14 \
-	-t 64 -n 2000 -p 18542 > "$work/del.srv" 2>&1 &
-dsrv=$!
-wait_until 30 listening "$NS" 18542
-timeout 60 ib_send_bw -d "$DEV0" -x "$G0" --tclass 96 -F -u 14 -t 64 \
-	-n 2000 -p 18542 10.95.0.2 > "$work/del" 2>&1 &
-dcli=$!
+bulk_prio3 18542 "$work/del"
 asked=no
 wait_until 30 counter_above rx tx_prio3_pause "$p3" && asked=yes
-kill "$dcli" "$dsrv" 2>/dev/null
-wait "$dcli" "$dsrv" 2>/dev/null
+kill "$bulk_cli" "$bulk_srv" 2>/dev/null
+wait "$bulk_cli" "$bulk_srv" 2>/dev/null
 capture_start pfcl0 "$work/del.pcap"
 err=$(( $(pfc_stat rx tx_pause_storm_error_events) - err ))
 mac=$(ip -n "$NS" -br link show pfcl1 | awk '{ print $3 }')
