@@ -17,6 +17,7 @@ SUDO=
 packages=(
 	build-essential bc bison flex kmod cpio xz-utils zstd sparse dkms git
 	libelf-dev libssl-dev python3
+	clang libclang-rt-14-dev	# make fuzz: libFuzzer (clang only recommends it)
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev

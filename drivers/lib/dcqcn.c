@@ -394,6 +394,12 @@ void sroce_dcqcn_cnp(struct sroce_dcqcn_rp *rp,
 		     const struct sroce_dcqcn_cfg *cfg, u64 now_ns,
 		     u64 current_kbps)
 {
+	/*
+	 * The ticks before the CNP first: they may have released the
+	 * limiter, and a CNP finding it released starts it again, as it
+	 * would with timers firing on time.
+	 */
+	sroce_dcqcn_advance(rp, cfg, now_ns);
 	if (!rp->active) {
 		u64 rate = cfg->first_cnp_kbps ? cfg->first_cnp_kbps :
 						 current_kbps;
@@ -410,7 +416,6 @@ void sroce_dcqcn_cnp(struct sroce_dcqcn_rp *rp,
 		rp->dec_pending = true;
 		return;
 	}
-	sroce_dcqcn_advance(rp, cfg, now_ns);
 	rp->dec_pending = true;
 	rp->alpha_cnp = true;
 }

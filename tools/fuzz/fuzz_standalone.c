@@ -5,10 +5,15 @@
  * harness uses (fuzz_target.c). Built with gcc or clang, ASan and UBSan.
  *
  *   fuzz-standalone ITERATIONS [SEED [FILE...]]
+ *   fuzz-standalone --corpus DIR
  *
  * The pool starts with the ICRC vectors (as transport packets and as L3
  * packets), one built packet per valid opcode (bare and behind each L3
- * header) and the FILEs; inputs that parse are added as the run goes.
+ * header), PFC bodies, MODIFY_QP requests for every state pair, one
+ * encoded command slot per opcode, DCQCN histories, range edges and the
+ * FILEs; transport packets that parse are added as the run goes. With
+ * --corpus the built seeds are written to DIR, one file each, for
+ * libFuzzer's seed corpus, and nothing is run.
  * Every input is handed over in an exact-size heap buffer so that ASan
  * sees any read past its end. On a crash the input is written to
  * fuzz-crash.bin (or $SROCE_FUZZ_CRASH) and can be replayed by passing it
@@ -22,7 +27,9 @@
 #include <fcntl.h>
 #include <sanitizer/common_interface_defs.h>
 
+#include "lib/dcqcn.h"
 #include "lib/pfc.h"
+#include "lib/qp_state.h"
 #include "lib/roce_hdr.h"
 #include "icrc_vectors.h"
 #include "fuzz_target.h"
@@ -118,6 +125,228 @@ static void add_file(const char *path)
 	pool_add(buf, len);
 }
 
+/* The smallest selector byte that picks @mode. */
+static u8 selector(unsigned int mode)
+{
+	unsigned int sel;
+
+	for (sel = 0; sroce_fuzz_mode(sel) != mode; sel++)
+		;
+	return sel;
+}
+
+static void put_le(u8 *p, u64 v, unsigned int width)
+{
+	while (width--) {
+		*p++ = v;
+		v >>= 8;
+	}
+}
+
+/*
+ * MODIFY_QP: every (current, requested) pair for each QP type and for an
+ * invalid one, with the state alone and with every attribute, and the
+ * usual way up to RTS with the attributes it needs.
+ */
+static void add_qp_seeds(void)
+{
+	static const u32 types[] = { SROCE_QPT_GSI, SROCE_QPT_RC,
+				     SROCE_QPT_UC, SROCE_QPT_UD, 0 };
+	static const struct { u32 t, cur, next, mask; } path[] = {
+		{ SROCE_QPT_RC, SROCE_QPS_RESET, SROCE_QPS_INIT,
+		  SROCE_QPA_PKEY_INDEX | SROCE_QPA_PORT |
+		  SROCE_QPA_ACCESS_FLAGS },
+		{ SROCE_QPT_RC, SROCE_QPS_INIT, SROCE_QPS_RTR,
+		  SROCE_QPA_AV | SROCE_QPA_PATH_MTU | SROCE_QPA_DEST_QPN |
+		  SROCE_QPA_RQ_PSN | SROCE_QPA_MAX_DEST_RD_ATOMIC |
+		  SROCE_QPA_MIN_RNR_TIMER },
+		{ SROCE_QPT_RC, SROCE_QPS_RTR, SROCE_QPS_RTS,
+		  SROCE_QPA_SQ_PSN | SROCE_QPA_TIMEOUT | SROCE_QPA_RETRY_CNT |
+		  SROCE_QPA_RNR_RETRY | SROCE_QPA_MAX_QP_RD_ATOMIC },
+		{ SROCE_QPT_UD, SROCE_QPS_RESET, SROCE_QPS_INIT,
+		  SROCE_QPA_PKEY_INDEX | SROCE_QPA_PORT | SROCE_QPA_QKEY },
+		{ SROCE_QPT_UD, SROCE_QPS_RTR, SROCE_QPS_RTS,
+		  SROCE_QPA_SQ_PSN | SROCE_QPA_RATE_LIMIT },
+		{ SROCE_QPT_UC, SROCE_QPS_SQE, SROCE_QPS_RTS,
+		  SROCE_QPA_CUR_STATE | SROCE_QPA_ACCESS_FLAGS },
+		{ SROCE_QPT_GSI, SROCE_QPS_RTS, SROCE_QPS_SQD,
+		  SROCE_QPA_EN_SQD_ASYNC_NOTIFY },
+	};
+	static u8 buf[1 + SROCE_QPS_NUM * SROCE_QPS_NUM * SROCE_FUZZ_QP_REC];
+	unsigned int i, all, cur, next;
+	u8 *r;
+
+	buf[0] = selector(SROCE_FUZZ_QP);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		for (all = 0; all < 2; all++) {
+			r = buf + 1;
+			for (cur = 0; cur < SROCE_QPS_NUM; cur++) {
+				for (next = 0; next < SROCE_QPS_NUM; next++) {
+					put_le(r, types[i], 4);
+					put_le(r + 4, cur, 4);
+					put_le(r + 8, next, 4);
+					put_le(r + 12, all ? ~0U : SROCE_QPA_STATE,
+					       4);
+					r += SROCE_FUZZ_QP_REC;
+				}
+			}
+			pool_add(buf, r - buf);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(path); i++) {
+		put_le(buf + 1, path[i].t, 4);
+		put_le(buf + 5, path[i].cur, 4);
+		put_le(buf + 9, path[i].next, 4);
+		put_le(buf + 13, path[i].mask | SROCE_QPA_STATE, 4);
+		pool_add(buf, 1 + SROCE_FUZZ_QP_REC);
+	}
+}
+
+/*
+ * Commands: a slot encoded for every opcode, the payload a pattern; and
+ * completion headers with every status and one unknown.
+ */
+static void add_cmd_seeds(void)
+{
+	static u8 buf[1 + sizeof(struct sroce_cmd_entry)];
+	u8 req[SROCE_CMD_PAYLOAD_MAX];
+	struct sroce_cmd_entry e;
+	unsigned int i;
+
+	buf[0] = selector(SROCE_FUZZ_CMD);
+	for (i = 0; i < SROCE_NUM_CMDS; i++) {
+		unsigned int len = sroce_cmd_req_len(i);
+
+		memset(req, 0x40 + i, sizeof(req));
+		if (sroce_cmd_encode(&e, sroce_cmd_opcode(i), 0x100 + i, req,
+				     len))
+			abort();
+		memcpy(buf + 1, &e, sizeof(e));
+		pool_add(buf, sizeof(buf));
+	}
+	for (i = 0; i <= SROCE_FW_NUM_STATUS; i++) {
+		memset(buf + 1, 0, sizeof(buf) - 1);
+		put_le(buf + 1, 0x100 + i, 2);		/* cmd_id */
+		put_le(buf + 3, i < SROCE_FW_NUM_STATUS ? i : 0xffff, 2);
+		put_le(buf + 5, 64, 2);			/* resp_len */
+		put_le(buf + 7, SROCE_CMPL_PHASE, 2);
+		pool_add(buf, 1 + SROCE_CMD_HDR_SIZE);
+	}
+}
+
+static size_t put_ev(u8 *p, size_t len, unsigned int kind,
+		     unsigned int flags, u8 dtb, u32 arg)
+{
+	p[len] = kind | flags << 3;
+	p[len + 1] = dtb;
+	put_le(p + len + 2, arg, 4);
+	return len + SROCE_FUZZ_DCQCN_EV;
+}
+
+/* dtb for about @us microseconds (the target's time step encoding). */
+static u8 dt_us(unsigned int us)
+{
+	unsigned int e = 0;
+	u64 ns = us * 1000ULL;
+
+	while ((ns / 100) >> (4 * e) > 31 && e < 7)
+		e++;
+	return (u8)(((ns / 100) >> (4 * e)) | e << 5);
+}
+
+/*
+ * DCQCN histories on a 100 Gbit/s port: a congested sender (CNPs among
+ * packets), a recovery through every increase phase to release, every
+ * knob at its bounds, and port speed changes under a limited QP.
+ */
+static void add_dcqcn_seeds(void)
+{
+	static u8 buf[1 + SROCE_FUZZ_DCQCN_HDR + 256 * SROCE_FUZZ_DCQCN_EV];
+	size_t len;
+	unsigned int i;
+
+	memset(buf, 0, sizeof(buf));
+	buf[0] = selector(SROCE_FUZZ_DCQCN);
+	put_le(buf + 1, 100000000, 4);		/* 100 Gbit/s in kbit/s */
+
+	len = 1 + SROCE_FUZZ_DCQCN_HDR;
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, 0, 25000000);
+	for (i = 0; i < 120; i++)
+		len = put_ev(buf, len, i % 10 == 9 ? SROCE_FUZZ_EV_CNP :
+			     SROCE_FUZZ_EV_SENT, 0, dt_us(1 + i % 7),
+			     i % 10 == 9 ? 25000000 : 4096);
+	pool_add(buf, len);
+
+	/* No byte counter, short timer: recovery and release by time. */
+	len = 1 + SROCE_FUZZ_DCQCN_HDR;
+	len = put_ev(buf, len, SROCE_FUZZ_EV_KNOB, 3, 0,
+		     SROCE_CC_RP_BYTE_RESET);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_KNOB, 3, 0,
+		     SROCE_CC_RP_TIME_RESET | 1 << 8);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_KNOB, 3, 0,
+		     SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP | 1000 << 8);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, 0, 0);
+	for (i = 0; i < 40; i++)
+		len = put_ev(buf, len, SROCE_FUZZ_EV_ADVANCE, 0,
+			     dt_us(3 << (i / 4)), 0);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_IDLE, 0, 0, 1000000000);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP_SENT, 0, 0, 5000000);
+	pool_add(buf, len);
+
+	/* Every knob at its minimum, then at its maximum, under traffic. */
+	len = 1 + SROCE_FUZZ_DCQCN_HDR;
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, 0, 10000000);
+	for (i = 0; i < 2 * SROCE_NUM_CC_PARAMS; i++) {
+		const struct sroce_cc_param_desc *d =
+			&sroce_cc_params[i % SROCE_NUM_CC_PARAMS];
+		u32 v = i < SROCE_NUM_CC_PARAMS ? d->min : d->max;
+
+		len = put_ev(buf, len, SROCE_FUZZ_EV_KNOB, 3, 0,
+			     (i % SROCE_NUM_CC_PARAMS) | (v & 0xffffff) << 8);
+		len = put_ev(buf, len, SROCE_FUZZ_EV_SENT, 0, dt_us(2), 9000);
+		if (i % 5 == 0)
+			len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, dt_us(1),
+				     10000000);
+	}
+	pool_add(buf, len);
+
+	/* The port slows down, stops, comes back; time goes back. */
+	len = 1 + SROCE_FUZZ_DCQCN_HDR;
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, 0, 100000000);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_LINE, 0, 0, 10000);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_SENT, 0, dt_us(5), 1500);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_LINE, 0, 0, 0);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_CNP, 0, dt_us(5), 0);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_LINE, 8, 0, 400000000 >> 8);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_BACK, 1, dt_us(100), 5000);
+	len = put_ev(buf, len, SROCE_FUZZ_EV_SENT, 0, dt_us(500), 65536);
+	pool_add(buf, len);
+}
+
+/* Range edges and link values (addr.c). */
+static void add_addr_seeds(void)
+{
+	static const u64 recs[][4] = {
+		{ 0x1000, 0x100, 0x1000, 0x100 },
+		{ 0x1000, 0x100, 0x10ff, 2 },
+		{ ~0ULL - 10, 5, ~0ULL - 8, 10 },
+		{ 0, ~0ULL, ~0ULL - 1, 1 },
+		{ 1, ~0ULL - 1, 0, 1 },
+		{ ~0ULL, ~0ULL, ~0ULL, ~0ULL },
+		{ 1500, 9000, 1ULL << 63, 4096 + 84 },
+		{ 25000ULL << 32 | 100000, 1ULL << 32, 340, 339 },
+	};
+	u8 buf[1 + SROCE_FUZZ_ADDR_REC];
+	unsigned int i, k;
+
+	buf[0] = selector(SROCE_FUZZ_ADDR);
+	for (i = 0; i < ARRAY_SIZE(recs); i++) {
+		for (k = 0; k < 4; k++)
+			put_le(buf + 1 + 8 * k, recs[i][k], 8);
+		pool_add(buf, sizeof(buf));
+	}
+}
+
 /* Seeds: the vectors, and a built packet per opcode bare and behind L3. */
 static void add_seeds(void)
 {
@@ -166,8 +395,13 @@ static void add_seeds(void)
 				&sroce_icrc_vectors[i];
 			static u8 l3[MAX_INPUT];
 			size_t pre = v->bth_off - v->l3_off;
+			unsigned int j;
 
-			if (i % 2)	/* one of each L3 type is plenty */
+			/* One of each L3 type is plenty: the first. */
+			for (j = 0; j < i; j++)
+				if (sroce_icrc_vectors[j].l3_type == v->l3_type)
+					break;
+			if (j < i)
 				continue;
 			l3[0] = v->l3_type;
 			memcpy(l3 + 1, v->frame + v->l3_off, pre);
@@ -191,6 +425,10 @@ static void add_seeds(void)
 		buf[2] = SROCE_PAUSE_OPCODE & 0xff;
 		pool_add(buf, 1 + SROCE_PAUSE_FRAME_LEN - SROCE_ETH_HLEN);
 	}
+	add_qp_seeds();
+	add_cmd_seeds();
+	add_dcqcn_seeds();
+	add_addr_seeds();
 }
 
 static void mutate(u8 *d, size_t *lenp)
@@ -199,6 +437,12 @@ static void mutate(u8 *d, size_t *lenp)
 		0x00, 0x01, 0x03, 0x04, 0x0f, 0x10, 0x1f, 0x20, 0x30, 0x3f,
 		0x40, 0x45, 0x60, 0x64, 0x65, 0x7f, 0x80, 0x81, 0xc0, 0xff,
 	};
+	/* Small numbers (QP types, states) and where sums wrap. */
+	static const u64 wide[] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 0x7f, 0x80, 0xff, 0x100, 0x7fff,
+		0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000U, 0xffffffffU,
+		1ULL << 32, 1ULL << 40, 1ULL << 62, 1ULL << 63, ~0ULL,
+	};
 	size_t len = *lenp, pos, n, k;
 	unsigned int rounds = 1 + rnd_below(4);
 	/* Where the BTH starts for this selector. */
@@ -206,7 +450,7 @@ static void mutate(u8 *d, size_t *lenp)
 		     (d[0] & 3) == 2 ? 49 : 41;
 
 	while (rounds--) {
-		switch (rnd_below(12)) {
+		switch (rnd_below(13)) {
 		case 0:
 			pos = rnd_below(len);
 			d[pos] ^= 1U << rnd_below(8);
@@ -271,6 +515,14 @@ static void mutate(u8 *d, size_t *lenp)
 				len = pos + o->len - n;
 			}
 			break;
+		case 12:		/* an edge value in an integer field */
+			n = (size_t)1 << rnd_below(4);
+			pos = 1 + rnd_below(len);
+			if (pos + n > len)
+				break;
+			put_le(d + pos, wide[rnd_below(ARRAY_SIZE(wide))] +
+			       rnd_below(3) - 1, n);
+			break;
 		default:		/* whole words: keep 4-alignment */
 			if (rnd_below(2) && len > 5) {
 				len -= 4;
@@ -284,6 +536,34 @@ static void mutate(u8 *d, size_t *lenp)
 			len = 1;
 	}
 	*lenp = len;
+}
+
+/* The built seeds as files, named after their mode, for libFuzzer. */
+static int write_corpus(const char *dir)
+{
+	static const char *const names[SROCE_FUZZ_NUM_MODES] = {
+		"bth", "ipv4", "ipv6", "grh", "pfc", "qp", "cmd", "dcqcn",
+		"addr",
+	};
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	rng_state = 1;
+	add_seeds();
+	for (i = 0; i < pool_len; i++) {
+		snprintf(path, sizeof(path), "%s/built-%s-%04u", dir,
+			 names[sroce_fuzz_mode(pool[i].data[0])], i);
+		f = fopen(path, "wb");
+		if (!f || fwrite(pool[i].data, 1, pool[i].len, f) !=
+		    pool[i].len) {
+			perror(path);
+			return 1;
+		}
+		fclose(f);
+	}
+	printf("fuzz: %u seeds written to %s\n", pool_len, dir);
+	return 0;
 }
 
 static void run_one(const u8 *data, size_t len)
@@ -307,10 +587,12 @@ int main(int argc, char **argv)
 	int a;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s ITERATIONS [SEED [FILE...]]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s ITERATIONS [SEED [FILE...]]\n"
+			"       %s --corpus DIR\n", argv[0], argv[0]);
 		return 2;
 	}
+	if (!strcmp(argv[1], "--corpus"))
+		return argc == 3 ? write_corpus(argv[2]) : 2;
 	iterations = strtoull(argv[1], NULL, 0);
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
 	if (!rng_state)
@@ -337,7 +619,7 @@ int main(int argc, char **argv)
 		mutate(work, &len);
 		run_one(work, len);
 		/* Keep transport packets that parse: they reach deeper. */
-		if (!(work[0] & 3) &&
+		if (sroce_fuzz_mode(work[0]) == SROCE_FUZZ_TRANSPORT &&
 		    !sroce_roce_parse(work + 1, len - 1, &info) &&
 		    rnd_below(16) == 0) {
 			pool_add(work, len);
@@ -352,6 +634,15 @@ int main(int argc, char **argv)
 	       sroce_fuzz_stats.icrc_computed, sroce_fuzz_stats.icrc_matched);
 	printf("fuzz: %llu pause frames accepted, %llu buffer operations\n",
 	       sroce_fuzz_stats.pauses_parsed, sroce_fuzz_stats.buf_ops);
+	printf("fuzz: %llu MODIFY_QP checks (%llu accepted as given), ",
+	       sroce_fuzz_stats.qp_checks, sroce_fuzz_stats.qp_accepted);
+	printf("%llu command slots (%llu executable)\n",
+	       sroce_fuzz_stats.cmd_entries, sroce_fuzz_stats.cmd_valid);
+	printf("fuzz: %llu DCQCN calls (%llu limited, %llu releases), ",
+	       sroce_fuzz_stats.dcqcn_calls, sroce_fuzz_stats.dcqcn_limited,
+	       sroce_fuzz_stats.dcqcn_released);
+	printf("%llu range checks (%llu within)\n",
+	       sroce_fuzz_stats.addr_checks, sroce_fuzz_stats.addr_within);
 	printf("fuzz: %llu iterations (seed %s), %llu inputs kept, %lds, no failures\n",
 	       iterations, argc > 2 ? argv[2] : "1", kept,
 	       (long)(time(NULL) - start));

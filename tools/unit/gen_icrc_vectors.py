@@ -278,7 +278,12 @@ def emit_header(vecs, out):
 
 
 def write_corpus(vecs, directory):
-    """Seeds for tools/fuzz: first byte 0 = transport parser, else L3."""
+    """Seeds for tools/fuzz: first byte 0 = transport parser, else L3.
+
+    The other modes' seeds (PFC, MODIFY_QP, commands, DCQCN, ranges) are
+    built from the driver's own encoders by fuzz-standalone --corpus,
+    which tools/fuzz's corpus target runs after this.
+    """
     os.makedirs(directory, exist_ok=True)
     for v in vecs:
         frame = v["frame"]

@@ -328,6 +328,63 @@ static void test_rp_release(void)
 }
 
 /*
+ * A CNP arriving after the limiter has reached the maximum, with no call
+ * in between to notice: the ticks before it release the limiter and the
+ * CNP starts it again, as it would with timers firing on time. It used
+ * to be counted towards a decrease of the released limiter and lost.
+ */
+static void test_rp_cnp_after_release(void)
+{
+	struct sroce_dcqcn_cfg cfg;
+	struct sroce_dcqcn_rp a = { 0 }, b = { 0 };
+
+	sroce_cc_params_default(params);
+	params[SROCE_CC_RP_TIME_RESET] = 1;
+	params[SROCE_CC_RP_BYTE_RESET] = 0;
+	params[SROCE_CC_RP_HAI_RATE] = 1000;
+	params[SROCE_CC_RP_RATE_TO_SET_ON_FIRST_CNP] = 1;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	sroce_dcqcn_cnp(&a, &cfg, 0, 0);
+	sroce_dcqcn_advance(&a, &cfg, 4 * US);
+	CHECK(a.active);
+	b = a;
+
+	/* 10 Gbit/s is reached within 20 ms; the CNP comes at 1 s. */
+	sroce_dcqcn_cnp(&a, &cfg, 1000000 * US, 0);
+	CHECK(a.active);
+	CHECK_EQ(a.rc_kbps, 1000);
+	CHECK_EQ(a.rt_kbps, 1000);
+	CHECK_EQ(a.alpha, 1023);
+	CHECK(a.dec_pending);
+	CHECK(!a.alpha_cnp);
+	CHECK_EQ(a.last_ns, 1000000 * US);
+	/* The same as when a call in between saw the release. */
+	sroce_dcqcn_advance(&b, &cfg, 999999 * US);
+	CHECK(!b.active);
+	sroce_dcqcn_cnp(&b, &cfg, 1000000 * US, 0);
+	CHECK(b.active);
+	CHECK_EQ(b.rc_kbps, a.rc_kbps);
+	CHECK_EQ(b.alpha, a.alpha);
+
+	/*
+	 * The maximum falls to the QP's rate (a slower port): the limiter
+	 * is released at the next call, here a CNP, which starts it again
+	 * at the new maximum.
+	 */
+	params[SROCE_CC_RP_TIME_RESET] = 300;
+	sroce_dcqcn_cfg_init(&cfg, params, 10000000);
+	memset(&a, 0, sizeof(a));
+	sroce_dcqcn_cnp(&a, &cfg, 0, 0);
+	sroce_dcqcn_advance(&a, &cfg, 4 * US);
+	sroce_dcqcn_cfg_init(&cfg, params, 1000);	/* 1 Mbit/s */
+	sroce_dcqcn_cnp(&a, &cfg, 5 * US, 0);
+	CHECK(a.active);
+	CHECK_EQ(a.rc_kbps, 1000);
+	CHECK(a.dec_pending);
+	CHECK_EQ(a.alpha, 1023);
+}
+
+/*
  * The configuration changes under a limited QP: the new bounds hold at
  * once, and a limiter that finds itself at the new maximum is released,
  * even with no increase event left to do it (byte counter off, timer
@@ -508,6 +565,8 @@ static void ref_run(struct ref_rp *r, const struct sroce_dcqcn_cfg *c, u64 now)
 static void ref_cnp(struct ref_rp *r, const struct sroce_dcqcn_cfg *c,
 		    u64 now, u64 cur)
 {
+	/* The ticks up to the CNP may release the limiter: it restarts. */
+	ref_run(r, c, now);
 	if (!r->active) {
 		u64 rate = c->first_cnp_kbps ? c->first_cnp_kbps : cur;
 
@@ -527,7 +586,6 @@ static void ref_cnp(struct ref_rp *r, const struct sroce_dcqcn_cfg *c,
 		r->pending = true;
 		return;
 	}
-	ref_run(r, c, now);
 	r->pending = true;
 	r->acnp = true;
 }
@@ -702,6 +760,7 @@ const struct unit_test dcqcn_tests[] = {
 	{ "dcqcn_rp_decrease_bounds", test_rp_decrease_bounds },
 	{ "dcqcn_rp_release", test_rp_release },
 	{ "dcqcn_rp_config_change", test_rp_config_change },
+	{ "dcqcn_rp_cnp_after_release", test_rp_cnp_after_release },
 	{ "dcqcn_rp_hostile_stream", test_rp_hostile_stream },
 	{ "dcqcn_tx_ns", test_tx_ns },
 	{ "dcqcn_rp_lazy_equals_timers", test_rp_lazy_equals_timers },
