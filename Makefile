@@ -14,8 +14,10 @@
 #   make lint             checkpatch --strict (from Debian's linux-source)
 #   make unit             host unit tests of the plain-C cores (ASan+UBSan)
 #                         and tools/ccsim's 2- and 64-flow DCQCN checks
-#   make fuzz             the packet parser/ICRC fuzzer, 2M mutations (CI);
-#                         make -C tools/fuzz run-libfuzzer for longer runs
+#   make fuzz             the fuzzer of the plain-C cores (packets, ICRC,
+#                         PFC, MODIFY_QP, commands, DCQCN, ranges): 2M
+#                         standalone mutations, then 30 s of libFuzzer
+#                         (FUZZ_SECONDS) where clang has -fsanitize=fuzzer
 #   make selftests        build the kselftest collection
 #   make check            install what is missing, then everything above,
 #                         DKMS builds, the guest selftests on 6.1 and on
@@ -40,6 +42,12 @@
 #   make deb              the sroce-dkms Debian package, in build/deb/
 #   make compat-table     Documentation/compatibility.md from the results
 #                         make check left in build/results
+#   make debug-kernel     the debug guest kernel (KASAN, lockdep, kmemleak,
+#                         UBSAN, KFENCE, debug objects) from Debian's
+#                         linux-source-6.1, built once per machine into
+#                         /var/cache/sroce/debug-kernel (tools/debug-kernel)
+#   make check-debug      the selftest collection on the debug kernel: any
+#                         checker report or kmemleak leak fails it
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
 #                         one guest boot (run it on a quiet host);
 #                         BENCH_ARGS="--reps 7" for more repetitions
@@ -88,7 +96,7 @@ VM_TIMEOUT ?= 2400
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deb deps bench fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
+.PHONY: all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
 	check-interop check-smoke check-package check-full compat-table demo demo-run cc-testbed dkms-build clean
 
 all: module
@@ -182,6 +190,12 @@ unit:
 
 fuzz:
 	$(MAKE) -C $(TOP)/tools/fuzz run ITERATIONS=$(or $(ITERATIONS),2000000)
+	@if $(MAKE) -s -C $(TOP)/tools/fuzz have-libfuzzer; then \
+		$(MAKE) -C $(TOP)/tools/fuzz run-libfuzzer \
+			FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30); \
+	else \
+		echo "fuzz: no clang with -fsanitize=fuzzer, libFuzzer skipped"; \
+	fi
 
 selftests:
 	$(MAKE) -C $(TOP)/selftests KSFT_DIR=$(KSFT_DIR)
@@ -198,6 +212,29 @@ check-guest: selftests
 	rm -rf $(RESULTS)/$(GUEST_OUT) && mkdir -p $(RESULTS)/$(GUEST_OUT)
 	$(VM) -k $(GUEST_KVER) -t $(VM_TIMEOUT) --out $(RESULTS)/$(GUEST_OUT) \
 		-- $(TOP)/selftests/run.sh $(GUEST_RUN_ARGS) $(KSFT_DIR)
+
+# The debug kernel (tools/debug-kernel/build): built once per machine,
+# then only when its source package or configuration changes.
+DEBUG_KERNEL_DIR ?= /var/cache/sroce/debug-kernel
+export SROCE_DEBUG_KERNEL_DIR := $(DEBUG_KERNEL_DIR)
+DEBUG_RUN_ARGS ?=
+DEBUG_VM_TIMEOUT ?= 5400
+debug-kernel:
+	$(TOP)/tools/debug-kernel/build >/dev/null
+
+# The collection on the debug kernel, results in build/results/<release>/.
+# Its tests read the kernel's name and scale their loads down (lib.sh
+# SROCE_DEBUG_KERNEL); sroce-vm unloads the module and scans with kmemleak
+# after the run.
+check-debug: selftests debug-kernel
+	$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj
+	@set -e; kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
+	rm -rf $(RESULTS)/$$kver && mkdir -p $(RESULTS)/$$kver; \
+	t0=$$(date +%s); rc=0; \
+	$(VM) -k $$kver -m 3072 -t $(DEBUG_VM_TIMEOUT) --out $(RESULTS)/$$kver \
+		-- $(TOP)/selftests/run.sh $(DEBUG_RUN_ARGS) $(KSFT_DIR) || rc=$$?; \
+	echo "== check-debug: $$kver, status $$rc, $$(($$(date +%s) - t0)) s"; \
+	exit $$rc
 
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
 # socket netdev (tools/interop/rxe-interop).
@@ -239,6 +276,10 @@ NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge
 # check of d5e7b43 with them in the 6.1 collection ran out of its guest's
 # 30 minutes.
 NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
+# The reliability lane's long programs (issue 14: teardown during traffic,
+# hundreds of rounds; tens of minutes under TCG): not in make check, in
+# check-full on 6.1 and in check-debug.
+LONG_LANE = teardown_races.sh
 
 # Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
 # newest linux-source-7.*), into build/upstream-rdma: never committed, the
@@ -261,7 +302,7 @@ stage_total = @awk '{ s += $$(NF - 1) } END { printf "== stages: %d s (%.1f min)
 
 # Stages run in this order; the first failure stops the run.
 check:
-	@mkdir -p $(RESULTS) && rm -f $(STAGE_TIMES) && rm -rf $(RESULTS)/*-neutral
+	@mkdir -p $(RESULTS) && rm -f $(STAGE_TIMES) && rm -rf $(RESULTS)/*-neutral $(RESULTS)/*-long
 	$(call stage,deps,deps)
 	$(call stage,modules-all,modules-all)
 	$(call stage,modules-roots,modules-roots)
@@ -271,10 +312,10 @@ check:
 	$(call stage,dkms-build,dkms-build)
 	$(call stage,upstream-rdma,upstream-rdma)
 	$(call stage,collection-6.1,check-guest GUEST_KVER=$(KVER_61) \
-		GUEST_RUN_ARGS=--except=$(NEUTRAL_NEWEST))
+		GUEST_RUN_ARGS=--except=$(NEUTRAL_NEWEST),$(LONG_LANE))
 	$(call stage,interop,check-interop)
 	$(call stage,collection-$(NEWEST_SUITE),check-guest \
-		GUEST_RUN_ARGS=--except=$(NEUTRAL_SLOW) \
+		GUEST_RUN_ARGS=--except=$(NEUTRAL_SLOW),$(LONG_LANE) \
 		GUEST_KVER=$$($(TOP)/tools/roots/sroce-root --offline --kver $(NEWEST_SUITE)))
 	@$(TOP)/tools/compat-table > $(RESULTS)/compatibility.md
 	$(stage_total)
@@ -298,6 +339,9 @@ check-package: deb
 # smoke runs on the other suites' kernels, the package on 6.1 and the
 # newest 7.x.
 check-full: check
+	$(call stage,collection-6.1-long,check-guest \
+		GUEST_RUN_ARGS=--only=$(LONG_LANE) \
+		GUEST_OUT=$(KVER_61)-long GUEST_KVER=$(KVER_61))
 	$(call stage,collection-6.1-neutral,check-guest \
 		GUEST_RUN_ARGS=--only=$(NEUTRAL_NEWEST) \
 		GUEST_OUT=$(KVER_61)-neutral GUEST_KVER=$(KVER_61))

@@ -300,6 +300,19 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device goes while a process still has it open (rdma link del, its
+ * netdev or namespace deleted, module unload): ib_uverbs has destroyed the
+ * context's objects and fails every later call with EIO; only mappings are
+ * left. Ours map ring pages, never device memory, and each mapping holds
+ * its own page references (sroce_mmap()), so the process keeps reading
+ * memory that is its own until it unmaps: nothing to revoke. Declaring the
+ * op is what lets removal proceed without waiting for the process.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
@@ -355,6 +368,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.del_gid = sroce_del_gid,
 	.detach_mcast = sroce_detach_mcast,
 	.dereg_mr = sroce_dereg_mr,

@@ -15,6 +15,17 @@ KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
+# The debug kernel (make check-debug: KASAN, lockdep, kmemleak under TCG)
+# runs every packet many times slower: tests scale their loads down by
+# it (debug_scale N M: N on a normal kernel, M on the debug one).
+case $(uname -r) in
+*-sroce-debug) SROCE_DEBUG_KERNEL=1 ;;
+*) SROCE_DEBUG_KERNEL=0 ;;
+esac
+debug_scale() {
+	if [ "$SROCE_DEBUG_KERNEL" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
 ktap_passed=0
 ktap_failed=0
 ktap_skipped=0
@@ -158,7 +169,7 @@ echo "$kmsg_marker" > /dev/kmsg 2>/dev/null || true
 
 # Patterns of kernel reports that fail a test. The expected refusals of
 # this driver are plain error lines and never match.
-kmsg_splat_re='WARNING:|BUG:|Oops|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|unregister_netdevice: waiting|Call Trace:|kernel BUG|soft lockup|blocked for more than'
+kmsg_splat_re='WARNING:|BUG:|Oops|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|unregister_netdevice: waiting|Call Trace:|kernel BUG|soft lockup|blocked for more than|ODEBUG:|detected stall'
 
 # Kernel log lines written since this test started.
 kmsg_since_start() {

@@ -51,6 +51,14 @@ cd /
 
 # The log check covers what happens from here on, not boot-time noise.
 echo "sroce-vm: run starts" >/dev/kmsg
+# A kernel with kmemleak (the debug kernel): forget what boot left behind,
+# so that the scan after the run reports the run's leaks only.
+kmemleak=/sys/kernel/debug/kmemleak
+leakcheck=0
+if [ "$SROCE_VM_LOGCHECK" = 1 ] && [ -w "$kmemleak" ]; then
+	echo clear >"$kmemleak"
+	leakcheck=1
+fi
 # So that /dev/infiniband/uverbs* and rdma_cm exist once a device does.
 modprobe -a ib_uverbs rdma_ucm
 
@@ -96,12 +104,41 @@ else
 	[ "$status" != 124 ] || echo "sroce-vm: command timed out after ${budget}s in the guest"
 fi
 
+# Leak check: the module goes first (every object it still holds would be
+# reported otherwise, and an unload refused here is a reference the run
+# leaked), then kmemleak scans (once: about 15 s under TCG). kmemleak
+# skips objects younger than 5 s (its min age, not a condition that can be
+# polled), so the wait comes first.
+leaks=''
+if [ "$leakcheck" = 1 ] && [ "$ran" = 1 ]; then
+	if [ -n "$SROCE_KO" ] && [ -d /sys/module/sroce ]; then
+		rdma link show 2>/dev/null | awk '$1 == "link" { sub("/.*", "", $2); print $2 }' |
+			while read -r dev; do rdma link del "$dev" 2>/dev/null || true; done
+		if ! rmmod sroce; then
+			echo "sroce-vm: sroce cannot be unloaded after the run (refcnt $(cat /sys/module/sroce/refcnt 2>/dev/null))"
+			[ "$status" != 0 ] || status=1
+		fi
+	fi
+	sleep 6
+	if ! { echo scan >"$kmemleak"; } 2>/dev/null; then
+		# It turns itself off on an internal error (its pool exhausted).
+		echo "sroce-vm: kmemleak could not scan: $(dmesg | grep kmemleak: | tail -n 1)"
+		[ "$status" != 0 ] || status=1
+	elif leaks=$(cat "$kmemleak") && [ -n "$leaks" ]; then
+		echo "sroce-vm: kmemleak reports $(grep -c '^unreferenced object' <<<"$leaks") leak(s):"
+		head -n 200 <<<"$leaks"
+		[ "$status" != 0 ] || status=1
+	else
+		echo "sroce-vm: kmemleak: no leaks"
+	fi
+fi
+
 if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
 	splat='WARNING:|BUG:|Oops|general protection fault|possible circular locking'
 	splat+='|possible recursive locking|inconsistent lock state|lockdep|UBSAN:'
 	splat+='|KASAN:|refcount_t:|list_add corruption|list_del corruption'
 	splat+='|unregister_netdevice: waiting|Call Trace:|kernel BUG|soft lockup'
-	splat+='|hung_task|blocked for more than'
+	splat+='|hung_task|blocked for more than|ODEBUG:|detected stall'
 	# Only the part of the log after our start line (all of it if the ring
 	# buffer has wrapped past it).
 	log=$(dmesg | awk '/sroce-vm: run starts/ { buf = ""; next } { buf = buf $0 "\n" }
