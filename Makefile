@@ -277,9 +277,10 @@ NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge
 # 30 minutes.
 NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 # The reliability lane's long programs (issue 14: teardown during traffic,
+# fault storms with every operation checked byte by byte,
 # hundreds of rounds; tens of minutes under TCG): not in make check, in
 # check-full on 6.1 and in check-debug.
-LONG_LANE = teardown_races.sh
+LONG_LANE = teardown_races.sh,fault_storm.sh
 
 # Upstream's rdma_rxe selftests (tools/testing/selftests/rdma of Debian's
 # newest linux-source-7.*), into build/upstream-rdma: never committed, the

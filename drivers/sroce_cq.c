@@ -270,7 +270,10 @@ static void sroce_wc_from_slot(struct sroce_dev *sdev, struct ib_wc *wc,
 	wc->ex.imm_data = (__force __be32)uwc->ex.imm_data;
 	wc->qp = sroce_ibqp_by_qpn(sdev, uwc->qp_num);
 	wc->src_qp = uwc->src_qp;
-	wc->wc_flags = uwc->wc_flags;
+	wc->wc_flags = (uwc->wc_flags & SROCE_CQE_GRH ? IB_WC_GRH : 0) |
+		       (uwc->wc_flags & SROCE_CQE_WITH_IMM ? IB_WC_WITH_IMM : 0) |
+		       (uwc->wc_flags & SROCE_CQE_WITH_INV ?
+			IB_WC_WITH_INVALIDATE : 0);
 	wc->pkey_index = uwc->pkey_index;
 	wc->sl = uwc->sl;
 	wc->port_num = uwc->port_num;

@@ -401,6 +401,12 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 	if (mask & SROCE_QPA_SQ_PSN) {
 		qp->next_psn = le32_to_cpu(qp->attr.sq_psn);
 		qp->una_psn = qp->next_psn;
+		/*
+		 * Where READ responses are expected from: left stale, a
+		 * first READ whose PSNs wrap past it would take the
+		 * responses from there on as its start.
+		 */
+		qp->comp_psn = qp->next_psn;
 	}
 	if (mask & SROCE_QPA_RETRY_CNT)
 		qp->retry_left = qp->attr.retry_cnt;

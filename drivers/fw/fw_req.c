@@ -73,7 +73,7 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		break;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		wc.opcode = IB_WC_RDMA_WRITE;
-		wc.wc_flags = IB_WC_WITH_IMM;
+		wc.wc_flags = SROCE_CQE_WITH_IMM;
 		break;
 	case IB_WR_RDMA_READ:
 		wc.opcode = IB_WC_RDMA_READ;
@@ -86,7 +86,7 @@ void sroce_fw_send_complete(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		break;
 	case IB_WR_SEND_WITH_IMM:
 		wc.opcode = IB_WC_SEND;
-		wc.wc_flags = IB_WC_WITH_IMM;
+		wc.wc_flags = SROCE_CQE_WITH_IMM;
 		break;
 	case IB_WR_LOCAL_INV:
 		wc.opcode = IB_WC_LOCAL_INV;
@@ -656,6 +656,15 @@ void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	qp->sq_high = qp->sq_cons;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
 
+	/*
+	 * The receive WQE a partly received message took off the ring (or
+	 * the SRQ) is the oldest: it completes first, or never would.
+	 */
+	if (qp->rwqe_valid) {
+		wc.wr_id = qp->rwqe->wr_id;
+		sroce_fw_cq_post(fw, qp->rcq, &wc, false);
+		qp->rwqe_valid = false;
+	}
 	/* SRQ WQEs belong to the SRQ, not to this QP: they stay. */
 	if (!qp->rq)
 		goto out_rq_done;

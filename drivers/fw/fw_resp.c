@@ -144,7 +144,7 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		.status = IB_WC_SUCCESS,
 		.opcode = IB_WC_RECV,
 		.qp_num = qp->qpn,
-		.wc_flags = IB_WC_GRH,
+		.wc_flags = SROCE_CQE_GRH,
 		.port_num = 1,
 	};
 	u8 grh[SROCE_GRH_LEN];
@@ -200,7 +200,7 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	if (pkt->net_type < ARRAY_SIZE(sroce_fw_ud_wc_sl))
 		wc.sl = sroce_fw_ud_wc_sl[pkt->net_type];
 	if (info->op->flags & SROCE_OPF_IMM) {
-		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.wc_flags |= SROCE_CQE_WITH_IMM;
 		/* Immediate data stays in network byte order. */
 		memcpy(&wc.ex.imm_data, pkt->hdr + info->off[SROCE_EXT_IMMDT],
 		       sizeof(wc.ex.imm_data));
@@ -289,11 +289,11 @@ static void sroce_fw_recv_complete(struct sroce_fw_dev *fw,
 	};
 
 	if (info->op->flags & SROCE_OPF_IMM) {
-		wc.wc_flags = IB_WC_WITH_IMM;
+		wc.wc_flags = SROCE_CQE_WITH_IMM;
 		memcpy(&wc.ex.imm_data, pkt->hdr + info->off[SROCE_EXT_IMMDT],
 		       sizeof(wc.ex.imm_data));
 	} else if (info->op->flags & SROCE_OPF_INV) {
-		wc.wc_flags = IB_WC_WITH_INVALIDATE;
+		wc.wc_flags = SROCE_CQE_WITH_INV;
 		wc.ex.invalidate_rkey =
 			sroce_ieth_rkey(pkt->hdr + info->off[SROCE_EXT_IETH]);
 	}

@@ -383,6 +383,17 @@ struct sroce_ring_hdr {
 #define SROCE_CQE_LOG2_SIZE		6
 #define SROCE_CQE_EXT_OFFSET		48
 
+/*
+ * wc_flags of a slot, in libibverbs' numbering (enum ibv_wc_flags), which
+ * librxe hands to the application unchanged: bits 2 and 3 are swapped
+ * against the kernel's enum ib_wc_flags (IB_WC_WITH_INVALIDATE is bit 2
+ * there, IBV_WC_WITH_INV bit 3 here). The driver translates for kernel
+ * consumers.
+ */
+#define SROCE_CQE_GRH			0x01	/* IBV_WC_GRH */
+#define SROCE_CQE_WITH_IMM		0x02	/* IBV_WC_WITH_IMM */
+#define SROCE_CQE_WITH_INV		0x08	/* IBV_WC_WITH_INV */
+
 #define SROCE_CQE_EXT_VLAN		0x01	/* vlan_id is valid */
 #define SROCE_CQE_EXT_NET_TYPE		0x02	/* network_hdr_type is valid */
 
