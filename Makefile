@@ -277,10 +277,11 @@ NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge
 # 30 minutes.
 NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 # The reliability lane's long programs (issue 14: teardown during traffic,
-# fault storms with every operation checked byte by byte,
-# hundreds of rounds; tens of minutes under TCG): not in make check, in
-# check-full on 6.1 and in check-debug.
-LONG_LANE = teardown_races.sh,fault_storm.sh
+# fault storms with every operation checked byte by byte, every object
+# pool filled to its limit and 10,000 create/destroy cycles; hundreds of
+# rounds, tens of minutes under TCG): not in make check, in check-full on
+# 6.1 and in check-debug.
+LONG_LANE = teardown_races.sh,fault_storm.sh,resource_limits.sh
 # A program may run this long in the long lane (teardown_races' 5 x 100
 # rounds take about 24 minutes on 6.1 under TCG).
 LONG_LANE_TIMEOUT ?= 2700

@@ -5,14 +5,25 @@
  * handed to librxe (struct mminfo) is the entry's cookie. The entry owns
  * the buffer: it is freed only when the object is destroyed and the last
  * mapping is gone, so userspace never maps freed memory.
+ *
+ * A user ring is memory the process cannot page out, like a registered
+ * region: publishing it charges its pages to the creating process's
+ * pinned_vm, held to RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK,
+ * and the charge is returned when the buffer is freed.
  */
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "sroce.h"
 
 /*
+ * @charged_mm: the process whose pinned_vm pays @charged_pages (a
+ * reference on the mm_struct, not on its address space: the ring may
+ * outlive the process).
  * @disowned: the buffer went to the device's quarantine (its object's
  * destroy failed): the entry no longer frees it. Set before the entry is
  * removed, read once its last reference is gone.
@@ -20,12 +31,48 @@
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	struct mm_struct *charged_mm;
+	unsigned long charged_pages;
 	bool disowned;
 };
 
 static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
 {
 	return container_of(e, struct sroce_mmap_entry, rdma);
+}
+
+/*
+ * Charges @e's pages to the calling process. Like ib_umem's pinning, the
+ * pages count even with CAP_IPC_LOCK; only the limit is waived.
+ */
+static int sroce_ring_charge(struct ib_device *ibdev,
+			     struct sroce_mmap_entry *e, size_t size)
+{
+	unsigned long pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (!mm)
+		return -EINVAL;
+	if (atomic64_add_return(pages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(pages, &mm->pinned_vm);
+		ibdev_warn_ratelimited(ibdev,
+				       "ring of %lu pages refused: %s[%d] past RLIMIT_MEMLOCK (%lu pages)\n",
+				       pages, current->comm,
+				       task_pid_nr(current), limit);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	e->charged_mm = mm;
+	e->charged_pages = pages;
+	return 0;
+}
+
+static void sroce_ring_uncharge(struct sroce_mmap_entry *e)
+{
+	atomic64_sub(e->charged_pages, &e->charged_mm->pinned_vm);
+	mmdrop(e->charged_mm);
 }
 
 /**
@@ -35,8 +82,11 @@ static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
  * @size: buffer size in bytes
  * @mi: filled with the cookie librxe passes to mmap()
  *
- * Return: the entry (for sroce_mmap_unpublish()) or an ERR_PTR; on error
- * the caller still owns @buf.
+ * The ring's pages are charged to the calling process (see the top of
+ * this file).
+ *
+ * Return: the entry (for sroce_mmap_unpublish()) or an ERR_PTR (-ENOMEM
+ * past RLIMIT_MEMLOCK); on error the caller still owns @buf.
  */
 struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
 						void *buf, size_t size,
@@ -49,15 +99,22 @@ struct rdma_user_mmap_entry *sroce_mmap_publish(struct ib_ucontext *uctx,
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	e->buf = buf;
+	err = sroce_ring_charge(uctx->device, e, size);
+	if (err)
+		goto err_free_entry;
 	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, PAGE_ALIGN(size));
-	if (err) {
-		kfree(e);
-		return ERR_PTR(err);
-	}
+	if (err)
+		goto err_uncharge;
 	mi->offset = rdma_user_mmap_get_offset(&e->rdma);
 	mi->size = PAGE_ALIGN(size);
 	mi->pad = 0;
 	return &e->rdma;
+
+err_uncharge:
+	sroce_ring_uncharge(e);
+err_free_entry:
+	kfree(e);
+	return ERR_PTR(err);
 }
 
 /**
@@ -104,6 +161,7 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 
 	if (!e->disowned)
 		vfree(e->buf);
+	sroce_ring_uncharge(e);
 	kfree(e);
 }
 
