@@ -445,6 +445,12 @@ struct sroce_fw_path {
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
+ * @rd_ahead: RC: READ responses placed ahead of @comp_psn, bit i for
+ *	      PSN @comp_psn + i (bit 0 stays clear); all of the READ at
+ *	      sq_cons. Cleared by every rewind.
+ * @rd_gap_psn: RC: the @comp_psn a lost READ response was last asked for
+ *		again from (valid while @rd_gap_asked)
+ * @rd_gap_asked: RC: see @rd_gap_psn; cleared when @comp_psn moves on
  * @rnr_wait: RC: an RNR NAK's delay is running; nothing is sent until then
  * @sq_err_index: RC: send slot of a WQE that failed locally while WQEs
  *		  before it were still unacknowledged; SROCE_FW_NO_SQ_ERR if
@@ -541,6 +547,9 @@ struct sroce_fw_qp {
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
+	u64 rd_ahead;
+	u32 rd_gap_psn;
+	bool rd_gap_asked;
 	bool rnr_wait;
 	u32 sq_err_index;
 	u32 sq_err_status;

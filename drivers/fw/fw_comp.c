@@ -50,6 +50,8 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	qp->next_psn = psn;
 	qp->una_psn = psn;
 	qp->comp_psn = psn;
+	/* The responses from @psn on come again. */
+	qp->rd_ahead = 0;
 	/* Every READ, atomic, FLUSH from here on is sent, and counted, again. */
 	qp->rd_atomic_out = 0;
 }
@@ -298,6 +300,59 @@ static int sroce_fw_place_response(struct sroce_fw_dev *fw,
 				 true);
 }
 
+/* A response could not be placed: the WQE fails, and the QP. */
+static void sroce_fw_response_unplaceable(struct sroce_fw_dev *fw,
+					  struct sroce_fw_qp *qp)
+{
+	sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
+	WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
+	sroce_fw_sched_add(fw, qp);
+}
+
+/*
+ * A READ response beyond comp_psn, the one expected: that one is late or
+ * was lost. This one is placed now, up to SROCE_FW_RD_AHEAD PSNs ahead,
+ * so that a response only reordered costs nothing. Once the READ's last
+ * response has come, or one beyond that window, the missing one was
+ * lost (the path keeps order but for rare reordering): it is asked for
+ * again at once, rather than after a transport timeout, and once for
+ * each comp_psn, so that the responses to the first request still on
+ * their way do not ask again. Caller holds qp->lock.
+ */
+#define SROCE_FW_RD_AHEAD	64
+static void sroce_fw_read_ahead(struct sroce_fw_dev *fw,
+				struct sroce_fw_qp *qp,
+				const struct sroce_fw_sq_track *t,
+				struct sroce_fw_pkt *pkt)
+{
+	const struct sroce_roce_info *info = &pkt->info;
+	u32 ahead;
+	int err;
+
+	if (t->opcode != IB_WR_RDMA_READ ||
+	    !sroce_psn_after(info->psn, qp->comp_psn))
+		return;		/* a duplicate of one placed already */
+	ahead = sroce_psn_diff(info->psn, qp->comp_psn);
+	if (ahead < SROCE_FW_RD_AHEAD && !(qp->rd_ahead & BIT_ULL(ahead))) {
+		err = sroce_fw_place_response(fw, qp, t, pkt);
+		if (!err) {
+			qp->rd_ahead |= BIT_ULL(ahead);
+		} else if (err != -EAGAIN) {
+			sroce_fw_response_unplaceable(fw, qp);
+			return;
+		}
+		/* -EAGAIN (an absent ODP page): it comes again. */
+	}
+	if ((info->psn != t->last_psn && ahead < SROCE_FW_RD_AHEAD) ||
+	    qp->odp_rewind ||
+	    (qp->rd_gap_asked && qp->rd_gap_psn == qp->comp_psn))
+		return;
+	qp->rd_gap_asked = true;
+	qp->rd_gap_psn = qp->comp_psn;
+	sroce_fw_rewind(fw, qp, qp->comp_psn);
+	pkt->ready_qp = qp;
+}
+
 /* A READ response or atomic ACK for the WQE at sq_cons. Holds qp->lock. */
 static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 					struct sroce_fw_qp *qp,
@@ -346,10 +401,14 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	    sroce_psn_after(info->psn, t->last_psn))
 		return;		/* stale or not ours */
 	if (sroce_psn_before(qp->comp_psn, t->first_psn) ||
-	    sroce_psn_after(qp->comp_psn, t->last_psn))
+	    sroce_psn_after(qp->comp_psn, t->last_psn)) {
 		qp->comp_psn = t->first_psn;
-	if (info->psn != qp->comp_psn)
-		return;		/* a gap: the transport timer repairs it */
+		qp->rd_ahead = 0;
+	}
+	if (info->psn != qp->comp_psn) {
+		sroce_fw_read_ahead(fw, qp, t, pkt);
+		return;
+	}
 
 	/* A FLUSH has nothing to place: the answer is all that comes back. */
 	gen = sroce_fw_odp_gen(fw);
@@ -371,13 +430,18 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 		return;
 	}
 	if (err) {
-		sroce_fw_sq_retire(fw, qp, IB_WC_LOC_PROT_ERR);
-		WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
-		sroce_fw_sched_add(fw, qp);
+		sroce_fw_response_unplaceable(fw, qp);
 		return;
 	}
 
+	/* This one, and those placed ahead of it that follow without a gap. */
 	qp->comp_psn = sroce_psn_add(info->psn, 1);
+	qp->rd_ahead >>= 1;
+	while (qp->rd_ahead & 1) {
+		qp->comp_psn = sroce_psn_add(qp->comp_psn, 1);
+		qp->rd_ahead >>= 1;
+	}
+	qp->rd_gap_asked = false;
 	if (sroce_psn_after(qp->comp_psn, qp->una_psn))
 		qp->una_psn = qp->comp_psn;
 	/*
@@ -391,7 +455,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 							      t->first_psn) *
 					  sroce_fw_qp_pmtu(fw, qp);
 	}
-	if (info->psn == t->last_psn) {
+	if (qp->comp_psn == sroce_psn_add(t->last_psn, 1)) {
 		sroce_fw_sq_retire(fw, qp, IB_WC_SUCCESS);
 		if (qp->rd_atomic_out)
 			qp->rd_atomic_out--;

@@ -329,6 +329,8 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->nak_sent = false;
 	qp->msn = 0;
 	qp->rd_atomic_out = 0;
+	qp->rd_ahead = 0;
+	qp->rd_gap_asked = false;
 	qp->rnr_wait = false;
 	qp->odp_rewind = false;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
@@ -407,6 +409,8 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		 * responses from there on as its start.
 		 */
 		qp->comp_psn = qp->next_psn;
+		qp->rd_ahead = 0;
+		qp->rd_gap_asked = false;
 	}
 	if (mask & SROCE_QPA_RETRY_CNT)
 		qp->retry_left = qp->attr.retry_cnt;

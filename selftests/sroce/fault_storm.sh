@@ -10,9 +10,9 @@
 # deliver everything or fail visibly; nothing may hang. After each case
 # the port counters must account for what the wire did.
 #
-# storm -K recognises the known driver defects by their exact symptoms;
-# the last four cases report each as a known failure (TODO) while it
-# shows. Anything else fails its case.
+# storm -K recognises four driver defects, all fixed now, by their exact
+# symptoms: the last four cases fail if one shows again (a regression
+# named precisely). Anything else fails its case.
 #
 # A failing case names storm's seed; STORM_SEED=N repeats the traffic of
 # a whole run (not the wire's random faults or the timing).
@@ -25,7 +25,9 @@ require_netem
 ktap_plan 13
 
 two_hosts fs 10.99.0 || ktap_skip_all "cannot build the two-host topology"
+IF0=fs0 IF1=fs1
 make_work_dir
+. "$here/storm_lib.sh"
 
 # The debug kernel is many times slower: fewer QPs, shallower queues,
 # smaller messages, longer deadlines.
@@ -42,205 +44,7 @@ known_defects=inv_flag,read_wrap,read_gap,flush_rwqe
 seed_base=${STORM_SEED:-$(( $(now_us) % 1000000000 ))}
 ktap_diag "seed base $seed_base (STORM_SEED=$seed_base repeats it); $rc_pairs RC and $ud_pairs UD pairs, depth $depth, up to $max_len bytes"
 
-# Under TCG every process costs a few hundred milliseconds: the helpers
-# below read files with the shell's read, and run tc and rdma once per
-# step rather than once per device or counter.
-
-# retry_budget_ms TIMEOUT RETRY_CNT: how long an RC QP tries without an
-# answer before it fails: RETRY_CNT + 1 timeouts of 4.096 us * 2^TIMEOUT.
-retry_budget_ms() {
-	echo $(( ($2 + 1) * (4096 << $1) / 1000000 ))
-}
-
-# netem [SPEC]: a new netem root qdisc (counters at zero) with SPEC on
-# both ends of the veth; without SPEC it only queues. One tc per end.
-netem() {
-	local cmds="qdisc del dev IF root
-qdisc add dev IF root netem limit 10000 ${1:-}"
-	tc -batch - <<<"${cmds//IF/fs0}" &&
-		tc -n "$NS" -batch - <<<"${cmds//IF/fs1}"
-}
-# The first del needs a root qdisc to delete.
-tc qdisc add dev fs0 root netem limit 10000 &&
-	tc -n "$NS" qdisc add dev fs1 root netem limit 10000 ||
-	ktap_skip_all "cannot add netem on the veth"
-on_exit "tc qdisc del dev fs0 root"
-
-# netem_stats: what netem did on each end; it counts the packets it
-# dropped, not those it duplicated, corrupted or reordered.
-netem_stats() {
-	local end out line=
-	for end in fs0 fs1; do
-		if [ $end = fs0 ]; then
-			out=$(tc -s qdisc show dev fs0)
-		else
-			out=$(tc -n "$NS" -s qdisc show dev fs1)
-		fi
-		if [[ $out =~ Sent\ [0-9]+\ bytes\ ([0-9]+)\ pkt\ \(dropped\ ([0-9]+) ]]; then
-			line+="$end sent ${BASH_REMATCH[1]} pkt, dropped ${BASH_REMATCH[2]}; "
-		fi
-	done
-	echo "${line%; }"
-}
-
-# read_value FILE VAR: the first word of FILE into VAR, without a process
-read_value() {
-	local -n into=$2
-	read -r into _ <"$1"
-}
-
-# counter DEV NAME VAR: a port counter of DEV into VAR
-counter() {
-	read_value "/sys/class/infiniband/$1/ports/1/hw_counters/$2" "$3"
-}
-
-# Port counters of both devices, before and after a case: "SIDE:NAME".
-# One netlink dump for both ("link DEV/1 NAME VALUE NAME VALUE ..." per
-# device): each hw_counters file read would query the device again.
-declare -A ctr_before ctr_after
-snapshot() {
-	local -n into=$1
-	local words side i
-	into=()
-	while read -r -a words; do
-		case ${words[1]:-} in
-		"$DEV0/1") side=0 ;;
-		"$DEV1/1") side=1 ;;
-		*) continue ;;
-		esac
-		for (( i = 2; i + 1 < ${#words[@]}; i += 2 )); do
-			# shellcheck disable=SC2034 # into names the caller's array
-			into[$side:${words[i]}]=${words[i + 1]}
-		done
-	done < <(rdma statistic show)
-}
-
-# moved SIDE NAME: how much a counter of DEV0 (0) or DEV1 (1) moved
-moved() {
-	echo $(( ${ctr_after[$1:$2]:-0} - ${ctr_before[$1:$2]:-0} ))
-}
-
-# moved_both NAME: the counter's movement on both devices together
-moved_both() {
-	echo $(( ${ctr_after[0:$1]:-0} - ${ctr_before[0:$1]:-0} +
-		 ${ctr_after[1:$1]:-0} - ${ctr_before[1:$1]:-0} ))
-}
-
-# counters_moved: every counter that moved, per device
-counters_moved() {
-	local side key name list out=
-	for side in 0 1; do
-		list=()
-		for key in "${!ctr_after[@]}"; do
-			[ "${key%%:*}" = $side ] || continue
-			name=${key#*:}
-			[ "${ctr_after[$key]}" = "${ctr_before[$key]:-0}" ] ||
-				list+=("$name=+$(( ${ctr_after[$key]} - ${ctr_before[$key]:-0} ))")
-		done
-		[ $side = 0 ] && out+="$DEV0:" || out+="; $DEV1:"
-		out+=" ${list[*]}"
-	done
-	echo "$out"
-}
-
-# storm's summary line, as summary[NAME]=VALUE
-declare -A summary
-read_summary() {
-	local line kv
-	summary=()
-	line=$(grep -m 1 "^storm: summary " "$work/storm.out")
-	for kv in ${line#storm: summary }; do
-		summary[${kv%%=*}]=${kv#*=}
-	done
-}
-
-# field NAME: a value of storm's summary (0 without one)
-field() {
-	echo "${summary[$1]:-0}"
-}
-
-case_why=
-# require_moved NAME: the counter must have moved on the devices together
-require_moved() {
-	[ "$(moved_both "$1")" -gt 0 ] || case_why+=" $1 did not move;"
-}
-
-# require_eq WHAT GOT WANT
-require_eq() {
-	[ "$2" = "$3" ] || case_why+=" $1 is $2, want $3;"
-}
-
-storm_pid=
-# storm_start NAME SEED ARGS...: storm in the background, its output in
-# $work/storm.out; the counters snapshotted first.
-storm_start() {
-	local name=$1 seed=$2
-	shift 2
-	case_why=
-	case_name=$name
-	case_t0=$(now_ms)
-	snapshot ctr_before
-	"$here/storm" -a "$DEV0" -g "$G0" -b "$DEV1" -G "$G1" -q "$rc_pairs" \
-		-u "$ud_pairs" -d "$depth" -L "$max_len" -S "$slack_ms" \
-		-K $known_defects -s "$seed" "$@" >"$work/storm.out" 2>&1 &
-	storm_pid=$!
-	on_exit "kill $storm_pid"
-}
-
-# storm_exited: storm is gone or a zombie. Not kill -0: a zombie answers
-# it, and bash reaps a finished child only when it next forks, which a
-# wait_until over builtins never does.
-storm_exited() {
-	local stat
-	read -r stat 2>/dev/null <"/proc/$storm_pid/stat" || return 0
-	stat=${stat##*) }
-	[ "${stat%% *}" = Z ]
-}
-
-# storm_wait SECONDS: storm must exit 0 within SECONDS (else it hung:
-# where it waits in the kernel is shown, and it is killed; a process
-# stuck in the kernel is not waited for).
-storm_wait() {
-	local rc line
-	if ! wait_until "$1" storm_exited; then
-		case_why+=" storm still running after $1 s (a hang);"
-		read -r line <"/proc/$storm_pid/wchan" &&
-			ktap_diag "$case_name: storm waits in $line:"
-		while read -r line; do
-			ktap_diag "$case_name:   $line"
-		done <"/proc/$storm_pid/stack"
-		kill -9 "$storm_pid" 2>/dev/null
-	fi
-	if wait_until 30 storm_exited; then
-		wait "$storm_pid"
-		rc=$?
-		[ $rc = 0 ] || case_why+=" storm exited $rc;"
-	else
-		case_why+=" storm unkillable;"
-	fi
-	storm_pid=
-	snapshot ctr_after
-	read_summary
-}
-
-# storm_report: what happened, then the verdict
-storm_report() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"storm: traffic started" | "storm: ok") ;;
-		*) ktap_diag "$case_name: $line" ;;
-		esac
-	done < <(head -n 60 "$work/storm.out")
-	ktap_diag "$case_name: netem: $(netem_stats)"
-	ktap_diag "$case_name: counters moved: $(counters_moved)"
-	ktap_diag "$case_name: $(( $(now_ms) - case_t0 )) ms"
-	if [ -z "$case_why" ]; then
-		ktap_pass "$case_name"
-	else
-		ktap_fail "$case_name" "$case_why"
-	fi
-}
+netem_setup || ktap_skip_all "cannot add netem on the veth"
 
 declare -A known_seen=([inv_flag]=0 [read_wrap]=0 [read_gap]=0 [flush_rwqe]=0)
 inv_ops=0 read_ops=0 flushed=0
@@ -333,59 +137,6 @@ require_moved rx_icrc_encapsulated
 storm_report
 netem ""
 
-# traffic_mark, then traffic_flows: both devices received 50 packets
-mark0=0 mark1=0
-traffic_mark() {
-	counter "$DEV0" rcvd_pkts mark0
-	counter "$DEV1" rcvd_pkts mark1
-}
-traffic_flows() {
-	local now0 now1
-	counter "$DEV0" rcvd_pkts now0
-	counter "$DEV1" rcvd_pkts now1
-	[ $(( now0 - mark0 )) -ge 50 ] && [ $(( now1 - mark1 )) -ge 50 ]
-}
-
-# ports_are STATE: both ports in STATE (DOWN, ACTIVE)
-ports_are() {
-	local s0 s1
-	read -r _ s0 <"/sys/class/infiniband/$DEV0/ports/1/state"
-	read -r _ s1 <"/sys/class/infiniband/$DEV1/ports/1/state"
-	[ "$s0" = "$1" ] && [ "$s1" = "$1" ]
-}
-
-# link_down: both ports go down (the veth's peer loses its carrier too)
-link_down() {
-	ip link set fs0 down && wait_until 20 ports_are DOWN ||
-		case_why+=" ports not DOWN;"
-}
-
-link_up() {
-	ip link set fs0 up && wait_until 30 ports_are ACTIVE ||
-		case_why+=" ports not ACTIVE again;"
-}
-
-# storm_running_and_flowing: storm set up and traffic crossing the link
-storm_running_and_flowing() {
-	wait_until 120 grep -q "^storm: traffic started" "$work/storm.out" ||
-		{ case_why+=" storm did not start;"; return 1; }
-	traffic_mark
-	wait_until 60 traffic_flows || { case_why+=" no traffic;"; return 1; }
-}
-
-# rounds: storm's count of rounds in which every RC QP completed
-# something (-p), 0 before the first
-rounds() {
-	local n=0
-	[ -e "$work/progress" ] && read -r n <"$work/progress"
-	echo "${n:-0}"
-}
-
-# every_qp_moved_since N: two more rounds than N: every RC QP completed
-# something after the moment N was read
-every_qp_moved_since() {
-	[ "$(rounds)" -ge $(( $1 + 2 )) ]
-}
 
 # 8. Carrier flaps shorter than the retry budget, in the middle of
 # transfers: RC retransmits and every transfer completes, no QP fails.
@@ -483,9 +234,9 @@ long_flap() {
 }
 long_flap
 
-# 10-13. The known driver defects storm -K recognised by their exact
-# symptoms (anything else failed its case): each a known failure (TODO)
-# while it shows, a pass once no case sees it.
+# 10-13. The driver defects storm -K recognised by their exact symptoms
+# (anything else failed its case): fixed, so each fails if it shows, and
+# passes when the operations it concerns ran without it.
 # known_defect NAME OPS WHAT REASON: the verdict on defect NAME
 known_defect() {
 	local name=$1 ops=$2 what=$3 reason=$4 seen=${known_seen[$1]}
@@ -493,12 +244,9 @@ known_defect() {
 		ktap_pass "known_defect_$name"
 	elif [ "$seen" = 0 ]; then
 		ktap_skip "known_defect_$name" "no $what ran"
-	elif [ "$name" != read_gap ]; then
+	else
 		# Fixed (see the comments below): seen again is a regression.
 		ktap_fail "known_defect_$name" "seen $seen times: $reason"
-	else
-		ktap_diag "known_defect_$name: seen $seen times ($ops ${what}s completed in all)"
-		ktap_todo "known_defect_$name" "$reason"
 	fi
 }
 # A SEND with invalidate's receive completion must carry IBV_WC_WITH_INV
@@ -511,6 +259,8 @@ known_defect inv_flag "$inv_ops" "SEND with invalidate" \
 known_defect read_wrap "$read_ops" "READ" \
 	"drivers/fw/fw_qp.c sets next_psn and una_psn from the SQ PSN but not comp_psn (left 0), so sroce_fw_complete_rd_atomic() expects response PSN 0 first when a READ's range passes 0, drops the responses before it and completes the READ without their data"
 # A lost or reordered READ response must not cost a transport timeout.
+# Fixed: responses ahead of the one expected are placed, and once the
+# READ's last one has come the missing one is asked for again at once.
 known_defect read_gap "$read_ops" "READ" \
 	"drivers/fw/fw_comp.c sroce_fw_complete_rd_atomic() drops an out-of-order READ response and asks again only when the transport timer fires: under loss or reordering a long READ advances a few packets per timeout and does not finish within the retry budget"
 # A QP going to the error state flushes every receive WR, also the one a
