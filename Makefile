@@ -96,7 +96,7 @@ VM_TIMEOUT ?= 2400
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
+.PHONY: soak all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
 	check-interop check-smoke check-package check-full compat-table demo demo-run cc-testbed dkms-build clean
 
 all: module
@@ -236,6 +236,30 @@ check-debug: selftests debug-kernel
 	echo "== check-debug: $$kver, status $$rc, $$(($$(date +%s) - t0)) s"; \
 	exit $$rc
 
+# The soak (selftests soak.sh: rounds of verified traffic under changing
+# netem profiles, carrier flaps, perftest pairs killed and restarted) for
+# SOAK_SECONDS on SOAK_KVER, by default the debug kernel, whose run ends
+# with the module unloaded and a kmemleak scan. The collections run it
+# for 40 s.
+SOAK_SECONDS ?= 1200
+SOAK_KVER ?=
+soak: selftests
+	@set -e; kver='$(SOAK_KVER)'; \
+	if [ -z "$$kver" ]; then \
+		$(MAKE) --no-print-directory debug-kernel; \
+		kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
+		$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj; \
+	else \
+		$(MAKE) --no-print-directory module KVER=$$kver KDIR=; \
+	fi; \
+	out=$(RESULTS)/soak-$$kver; rm -rf $$out && mkdir -p $$out; \
+	t0=$$(date +%s); rc=0; \
+	$(VM) -k $$kver -m 3072 -t $$(( 2 * $(SOAK_SECONDS) + 1800 )) --out $$out \
+		-- bash -c 'SOAK_SECONDS=$(SOAK_SECONDS) $(TOP)/selftests/run.sh \
+			--timeout=$$(( 2 * $(SOAK_SECONDS) + 1200 )) --only=soak.sh $(KSFT_DIR)' || rc=$$?; \
+	echo "== soak: $$kver, $(SOAK_SECONDS) s asked, status $$rc, $$(($$(date +%s) - t0)) s"; \
+	exit $$rc
+
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
 # socket netdev (tools/interop/rxe-interop).
 check-interop:
@@ -270,7 +294,7 @@ SMOKE_SUITES ?= trixie sid
 # with the first three left out on 7.3: 57.9 minutes here, where CI also
 # installs the packages and builds the roots); check-full runs them on
 # the newest kernel too.
-NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge_read.sh,middleware.sh
+NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge_read.sh,middleware.sh,soak.sh
 # And the other way round, the firmware's PFC (about 3 minutes): make
 # check runs it on the newest kernel only, check-full on 6.1 too. Make
 # check of d5e7b43 with them in the 6.1 collection ran out of its guest's

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Soak: everything at once, for SOAK_SECONDS (default 40; make soak runs
+# 1200 on the debug kernel). Rounds of storm's verified RC and UD traffic
+# between two namespaces, each round under the next netem profile of the
+# list (loss, bursts, reordering, duplicates, corruption, delay, all of
+# them, none), with a carrier flap shorter than the retry budget in the
+# middle of it, while beside it an ib_send_bw pair is started, killed
+# with SIGKILL once its QP is in RTS, and started again, without pause.
+#
+# Each round (a KTAP line) must end with storm's exit status 0, bytes
+# verified, every QP error a retry-exceeded the ports counted, and at
+# least one perftest pair killed. After the last: no user QP, CQ, MR or PD
+# left on either device and unreclaimable kernel memory (SUnreclaim +
+# VmallocUsed) not grown by more than SOAK_GROWTH_KB (4096) since the end
+# of the first round. ktap_finish fails on any kernel-log report; on the
+# debug kernel sroce-vm then unloads the module and scans for leaks.
+#
+# SOAK_SECONDS sets the length, STORM_SEED repeats storm's traffic.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$here/storm" ] || ktap_skip_all "storm not built"
+command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
+require_netem
+
+soak_secs=${SOAK_SECONDS:-40}
+[[ $soak_secs =~ ^[1-9][0-9]*$ ]] || ktap_skip_all "bad SOAK_SECONDS $soak_secs"
+growth_kb=${SOAK_GROWTH_KB:-4096}
+round_secs=$(debug_scale 20 60)
+rounds=$(( (soak_secs + round_secs - 1) / round_secs ))
+ktap_plan $(( rounds + 2 ))
+
+two_hosts sk 10.90.0 || ktap_skip_all "cannot build the two-host topology"
+IF0=sk0 IF1=sk1
+make_work_dir
+. "$here/storm_lib.sh"
+netem_setup || ktap_skip_all "cannot add netem on the veth"
+
+rc_pairs=$(debug_scale 4 2)
+ud_pairs=1
+depth=$(debug_scale 4 2)
+max_len=$(debug_scale 65536 16384)
+slack_ms=$(debug_scale 15000 60000)
+# storm names a READ advancing one transport timeout at a time (fixed)
+# precisely; a round fails if it shows.
+known_defects=read_gap
+# Transport timeout 2^18 * 4.096 us = 1074 ms, 7 retries: a budget of
+# 8.6 s, which a one-second outage and loss together stay well within.
+# On the debug kernel the ports take up to 8 s to come back after a
+# one-second outage: 2^19, a budget of 17.2 s.
+timeout_exp=$(debug_scale 18 19)
+retry_cnt=7
+budget=$(retry_budget_ms $timeout_exp $retry_cnt)
+seed_base=${STORM_SEED:-$(( $(now_us) % 1000000000 ))}
+ktap_diag "$rounds rounds of $round_secs s; seed base $seed_base (STORM_SEED repeats it); $rc_pairs RC and $ud_pairs UD pairs, depth $depth, up to $max_len bytes"
+
+# The netem profiles, one per round in turn. Jitter comes with a rate so
+# that it does not reorder every packet (see fault_storm.sh).
+profiles=(
+	"loss 2%"
+	"loss gemodel 0.5% 10% 50% 0.1%"
+	"delay 3ms 1ms distribution normal rate 1gbit reorder 10%"
+	"duplicate 3%"
+	"corrupt 1%"
+	"delay 2ms 1ms distribution normal rate 1gbit loss 1% duplicate 1% corrupt 0.5% reorder 5%"
+	""
+)
+
+port=18641
+# How long a perftest end may take to listen, or to connect its QP.
+start_secs=$(debug_scale 60 180)
+churn_pid=
+# churn: until $work/churn_stop exists, an ib_send_bw pair between the
+# devices, killed with SIGKILL as soon as the client's QP is in RTS, then
+# the next; "KILLED ATTEMPTS" in $work/kills, the last pair's output in
+# $work/srv and $work/cli.
+churn() {
+	local srv cli kills=0 attempts=0
+	while [ ! -e "$work/churn_stop" ]; do
+		attempts=$((attempts + 1))
+		ip netns exec "$NS" ib_send_bw -d "$DEV1" -x "$G1" -F -D 600 \
+			-p $port >"$work/srv" 2>&1 &
+		srv=$!
+		if wait_until "$start_secs" listening_or_stopping &&
+		   [ ! -e "$work/churn_stop" ]; then
+			ib_send_bw -d "$DEV0" -x "$G0" -F -D 600 -p $port \
+				10.90.0.2 >"$work/cli" 2>&1 &
+			cli=$!
+			wait_until "$start_secs" rts_or_stopping "$cli" &&
+				qp_in_rts "$cli" && kills=$((kills + 1))
+			kill -9 "$cli" 2>/dev/null
+			wait "$cli" 2>/dev/null
+		fi
+		kill -9 "$srv" 2>/dev/null
+		wait "$srv" 2>/dev/null
+		echo "$kills $attempts" >"$work/kills"
+	done
+}
+
+# qp_in_rts PID: a QP of process PID is in RTS
+qp_in_rts() {
+	rdma resource show qp 2>/dev/null | grep "pid $1 " | grep -q "state RTS"
+}
+
+# gone PID: the process has exited (a zombie not reaped yet counts)
+gone() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
+	stat=${stat##*) }
+	[ "${stat%% *}" = Z ]
+}
+
+# The round's end does not wait for a pair still starting, nor anything
+# for a client that gave up (it cannot connect during a flap, say).
+rts_or_stopping() {
+	[ -e "$work/churn_stop" ] || gone "$1" || qp_in_rts "$1"
+}
+listening_or_stopping() {
+	[ -e "$work/churn_stop" ] || listening "$NS" $port
+}
+
+churn_exited() {
+	gone "$churn_pid"
+}
+
+churn_start() {
+	rm -f "$work/churn_stop" "$work/kills"
+	churn &
+	churn_pid=$!
+}
+
+# churn_stop: the loop ends with its current pair; prints "KILLED ATTEMPTS"
+churn_stop() {
+	local kills=0 attempts=0
+	touch "$work/churn_stop"
+	wait_until 120 churn_exited || pkill -9 -x ib_send_bw
+	wait "$churn_pid" 2>/dev/null
+	[ -e "$work/kills" ] && read -r kills attempts <"$work/kills"
+	echo "${kills:-0} ${attempts:-0}"
+}
+
+# unreclaimable_kb: SUnreclaim + VmallocUsed
+unreclaimable_kb() {
+	local key val kb=0
+	while read -r key val _; do
+		case $key in
+		SUnreclaim: | VmallocUsed:) kb=$((kb + val)) ;;
+		esac
+	done </proc/meminfo
+	echo $kb
+}
+
+# user_resources: QPs, CQs, MRs and PDs of processes on either device
+user_resources() {
+	local r n=0
+	for r in qp cq mr pd; do
+		n=$((n + $(rdma resource show $r 2>/dev/null |
+			grep -E "($DEV0|$DEV1)" | grep -c "pid ")))
+		n=$((n + $(ip netns exec "$NS" rdma resource show $r \
+			2>/dev/null | grep "$DEV1" | grep -c "pid ")))
+	done
+	echo $n
+}
+
+on_exit "touch $work/churn_stop; pkill -9 -x ib_send_bw"
+total_ops=0 total_bytes=0 total_qp_errors=0 total_kills=0 total_flaps=0
+longest_outage=0 mem_first=
+for (( r = 1; r <= rounds; r++ )); do
+	spec=${profiles[(r - 1) % ${#profiles[@]}]}
+	name="round_${r}"
+	if ! netem "$spec"; then
+		ktap_fail "$name" "netem refused \"$spec\""
+		continue
+	fi
+	churn_start
+	storm_start "$name" $((seed_base + r)) -t "$round_secs" -T $timeout_exp \
+		-r $retry_cnt -E allow
+	if storm_running_and_flowing; then
+		t0=$(now_ms)
+		link_down
+		nap 1	# the outage itself: a duration, not a condition
+		link_up
+		ms=$(( $(now_ms) - t0 ))
+		total_flaps=$((total_flaps + 1))
+		[ $ms -gt $longest_outage ] && longest_outage=$ms
+		[ $ms -lt "$budget" ] ||
+			case_why+=" the outage lasted $ms ms, the retry budget is $budget ms;"
+	fi
+	storm_wait $(( round_secs + (budget + slack_ms) / 1000 + 120 ))
+	read -r kills attempts < <(churn_stop)
+	require_eq "retry_exceeded_err" "$(moved_both retry_exceeded_err)" \
+		"$(field rc_qp_errors)"
+	[ "$(field bytes_verified)" -gt 0 ] || case_why+=" no bytes verified;"
+	require_eq "READs advancing a transport timeout at a time" \
+		"$(field known_read_gap)" 0
+	if [ "$kills" = 0 ]; then
+		case_why+=" no perftest pair reached RTS in $attempts attempts;"
+		sed -n '1,15s/^/# client: /p' "$work/cli"
+		sed -n '1,15s/^/# server: /p' "$work/srv"
+	fi
+	ktap_diag "$name: netem \"${spec:-none}\"; $(field ops) ops, $(field bytes_verified) bytes verified, $(field rc_qp_errors) QP errors, $(field known_read_gap) READ gaps; $kills of $attempts perftest pairs killed in RTS; netem: $(netem_stats); $(( $(now_ms) - case_t0 )) ms"
+	if [ -z "$case_why" ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$case_why"
+		sed -n '1,40s/^/# /p' "$work/storm.out"
+	fi
+	total_ops=$((total_ops + $(field ops)))
+	total_bytes=$((total_bytes + $(field bytes_verified)))
+	total_qp_errors=$((total_qp_errors + $(field rc_qp_errors)))
+	total_kills=$((total_kills + kills))
+	# Round 1 brought every cache and pool to its working size.
+	[ -n "$mem_first" ] || mem_first=$(unreclaimable_kb)
+done
+netem ""
+
+ktap_diag "soak: $rounds rounds, $total_ops ops, $total_bytes bytes verified, $total_qp_errors QP errors, $total_kills perftest pairs killed, $total_flaps carrier flaps (longest $longest_outage ms)"
+
+no_user_resources() {
+	[ "$(user_resources)" = 0 ]
+}
+if wait_until 60 no_user_resources; then
+	ktap_pass no_user_resources_left
+else
+	ktap_fail no_user_resources_left "$(user_resources) QPs, CQs, MRs or PDs of processes remain"
+fi
+
+# Freed memory (RCU, deferred vfree) settles within seconds.
+mem_bounded() {
+	[ $(( $(unreclaimable_kb) - mem_first )) -le "$growth_kb" ]
+}
+if wait_until 30 mem_bounded; then
+	ktap_diag "SUnreclaim + VmallocUsed: $(( $(unreclaimable_kb) - mem_first )) kB since round 1"
+	ktap_pass unreclaimable_memory_bounded
+else
+	ktap_fail unreclaimable_memory_bounded \
+		"SUnreclaim + VmallocUsed grew $(( $(unreclaimable_kb) - mem_first )) kB since round 1 (bound $growth_kb kB)"
+fi
+ktap_finish
