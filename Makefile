@@ -48,6 +48,12 @@
 #                         /var/cache/sroce/debug-kernel (tools/debug-kernel)
 #   make check-debug      the selftest collection on the debug kernel: any
 #                         checker report or kmemleak leak fails it
+#   make soak             20 minutes of verified traffic under netem,
+#                         carrier flaps and perftest killed and restarted,
+#                         on the debug kernel (SOAK_SECONDS, SOAK_KVER)
+#   make hostile-long     hostile_rings over HOSTILE_SEEDS seeds and
+#                         rx_malformed with FUZZ_COUNT packets per storm,
+#                         on the debug kernel (HOSTILE_KVER)
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
 #                         one guest boot (run it on a quiet host);
 #                         BENCH_ARGS="--reps 7" for more repetitions
@@ -96,7 +102,7 @@ VM_TIMEOUT ?= 2400
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: soak all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
+.PHONY: soak hostile-long all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
 	check-interop check-smoke check-package check-full compat-table demo demo-run cc-testbed dkms-build clean
 
 all: module
@@ -243,21 +249,49 @@ check-debug: selftests debug-kernel
 # for 40 s.
 SOAK_SECONDS ?= 1200
 SOAK_KVER ?=
-soak: selftests
-	@set -e; kver='$(SOAK_KVER)'; \
+# $(call lane_kernel,KVER): shell that sets kver to KVER, or to the debug
+# kernel's release if KVER is empty, and builds sroce.ko for it.
+lane_kernel = kver='$(1)'; \
 	if [ -z "$$kver" ]; then \
 		$(MAKE) --no-print-directory debug-kernel; \
 		kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
 		$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj; \
 	else \
 		$(MAKE) --no-print-directory module KVER=$$kver KDIR=; \
-	fi; \
+	fi
+soak: selftests
+	@set -e; $(call lane_kernel,$(SOAK_KVER)); \
 	out=$(RESULTS)/soak-$$kver; rm -rf $$out && mkdir -p $$out; \
 	t0=$$(date +%s); rc=0; \
 	$(VM) -k $$kver -m 3072 -t $$(( 2 * $(SOAK_SECONDS) + 1800 )) --out $$out \
 		-- bash -c 'SOAK_SECONDS=$(SOAK_SECONDS) $(TOP)/selftests/run.sh \
 			--timeout=$$(( 2 * $(SOAK_SECONDS) + 1200 )) --only=soak.sh $(KSFT_DIR)' || rc=$$?; \
 	echo "== soak: $$kver, $(SOAK_SECONDS) s asked, status $$rc, $$(($$(date +%s) - t0)) s"; \
+	exit $$rc
+
+# Hostile input at length: hostile_rings.sh with HOSTILE_SEEDS seeds in a
+# row from HOSTILE_SEED (default: from the clock; each run prints its
+# seeds) and rx_malformed.sh with FUZZ_COUNT packets per storm, on
+# HOSTILE_KVER (default: the debug kernel, ending with the leak scan).
+HOSTILE_SEEDS ?= 20
+HOSTILE_SEED ?= $(shell date +%s)
+FUZZ_COUNT ?= 20000
+HOSTILE_KVER ?=
+hostile-long: selftests
+	@set -e; $(call lane_kernel,$(HOSTILE_KVER)); \
+	out=$(RESULTS)/hostile-$$kver; rm -rf $$out && mkdir -p $$out; \
+	t0=$$(date +%s); rc=0; \
+	$(VM) -k $$kver -m 3072 -t 7200 --out $$out -- bash -c ' \
+		rc=0; first=$(HOSTILE_SEED); \
+		for s in $$(seq $$first $$((first + $(HOSTILE_SEEDS) - 1))); do \
+			echo "== hostile_rings, SROCE_HOSTILE_SEED=$$s"; \
+			SROCE_HOSTILE_SEED=$$s $(KSFT_DIR)/sroce/hostile_rings.sh || rc=1; \
+		done; \
+		echo "== rx_malformed, SROCE_FUZZ_SEED=$$first SROCE_FUZZ_COUNT=$(FUZZ_COUNT)"; \
+		SROCE_FUZZ_SEED=$$first SROCE_FUZZ_COUNT=$(FUZZ_COUNT) \
+			$(KSFT_DIR)/sroce/rx_malformed.sh || rc=1; \
+		exit $$rc' || rc=$$?; \
+	echo "== hostile-long: $$kver, $(HOSTILE_SEEDS) seeds from $(HOSTILE_SEED), $(FUZZ_COUNT) packets per storm, status $$rc, $$(($$(date +%s) - t0)) s"; \
 	exit $$rc
 
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU

@@ -447,7 +447,7 @@ struct sroce_fw_path {
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
  * @rd_ahead: RC: READ responses placed ahead of @comp_psn, bit i for
  *	      PSN @comp_psn + i (bit 0 stays clear); all of the READ at
- *	      sq_cons. Cleared by every rewind.
+ *	      sq_cons. Kept by a rewind to @comp_psn, cleared by any other.
  * @rd_gap_psn: RC: the @comp_psn a lost READ response was last asked for
  *		again from (valid while @rd_gap_asked)
  * @rd_gap_asked: RC: see @rd_gap_psn; cleared when @comp_psn moves on

@@ -49,9 +49,13 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			  sroce_fw_qp_pmtu(fw, qp);
 	qp->next_psn = psn;
 	qp->una_psn = psn;
+	/*
+	 * Responses placed ahead of comp_psn stay placed if sending resumes
+	 * there: a late one still completes the run at once.
+	 */
+	if (psn != qp->comp_psn)
+		qp->rd_ahead = 0;
 	qp->comp_psn = psn;
-	/* The responses from @psn on come again. */
-	qp->rd_ahead = 0;
 	/* Every READ, atomic, FLUSH from here on is sent, and counted, again. */
 	qp->rd_atomic_out = 0;
 }
@@ -311,15 +315,17 @@ static void sroce_fw_response_unplaceable(struct sroce_fw_dev *fw,
 
 /*
  * A READ response beyond comp_psn, the one expected: that one is late or
- * was lost. This one is placed now, up to SROCE_FW_RD_AHEAD PSNs ahead,
- * so that a response only reordered costs nothing. Once the READ's last
- * response has come, or one beyond that window, the missing one was
- * lost (the path keeps order but for rare reordering): it is asked for
- * again at once, rather than after a transport timeout, and once for
- * each comp_psn, so that the responses to the first request still on
- * their way do not ask again. Caller holds qp->lock.
+ * was lost. This one is placed now (the send window keeps it within
+ * SROCE_FW_RD_AHEAD of comp_psn), so that a response only reordered
+ * costs nothing. Once the last response asked for so far has come (of
+ * the READ's final part, or of a part a long READ is asked in), the
+ * missing one was lost (the path keeps order but for rare reordering):
+ * it is asked for again at once, rather than after a transport timeout,
+ * and once for each comp_psn, so that the responses to the first request
+ * still on their way do not ask again. Caller holds qp->lock.
  */
 #define SROCE_FW_RD_AHEAD	64
+static_assert(SROCE_FW_SEND_WINDOW <= SROCE_FW_RD_AHEAD);
 static void sroce_fw_read_ahead(struct sroce_fw_dev *fw,
 				struct sroce_fw_qp *qp,
 				const struct sroce_fw_sq_track *t,
@@ -343,8 +349,7 @@ static void sroce_fw_read_ahead(struct sroce_fw_dev *fw,
 		}
 		/* -EAGAIN (an absent ODP page): it comes again. */
 	}
-	if ((info->psn != t->last_psn && ahead < SROCE_FW_RD_AHEAD) ||
-	    qp->odp_rewind ||
+	if (info->psn != sroce_psn_sub(t->asked_end, 1) || qp->odp_rewind ||
 	    (qp->rd_gap_asked && qp->rd_gap_psn == qp->comp_psn))
 		return;
 	qp->rd_gap_asked = true;
@@ -397,8 +402,10 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 			  t->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 	else
 		kind_ok = t->opcode == IB_WR_RDMA_READ || (flush && empty_only);
+	/* Within what was asked for: a response never asked is forged. */
 	if (!kind_ok || sroce_psn_before(info->psn, t->first_psn) ||
-	    sroce_psn_after(info->psn, t->last_psn))
+	    sroce_psn_after(info->psn, t->last_psn) ||
+	    !sroce_psn_before(info->psn, t->asked_end))
 		return;		/* stale or not ours */
 	if (sroce_psn_before(qp->comp_psn, t->first_psn) ||
 	    sroce_psn_after(qp->comp_psn, t->last_psn)) {

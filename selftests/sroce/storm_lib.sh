@@ -139,6 +139,9 @@ require_eq() {
 }
 
 storm_pid=
+# A storm still running at exit is killed (one entry: storm_pid is empty
+# between storms, and an old PID may belong to another process by then).
+on_exit '[ -z "$storm_pid" ] || kill "$storm_pid"'
 # storm_start NAME SEED ARGS...: storm in the background, its output in
 # $work/storm.out; the counters snapshotted first.
 storm_start() {
@@ -152,7 +155,6 @@ storm_start() {
 		-u "$ud_pairs" -d "$depth" -L "$max_len" -S "$slack_ms" \
 		-K $known_defects -s "$seed" "$@" >"$work/storm.out" 2>&1 &
 	storm_pid=$!
-	on_exit "kill $storm_pid"
 }
 
 # storm_exited: storm is gone or a zombie. Not kill -0: a zombie answers
