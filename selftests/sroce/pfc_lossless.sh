@@ -19,6 +19,9 @@ require_sroce
 command -v tshark >/dev/null && command -v dumpcap >/dev/null ||
 	ktap_skip_all "tshark/dumpcap missing"
 ktap_plan 9
+# Completion within time limits, watchdog and deletion ordering (on the
+# debug kernel the storm watchdog trips before the deletion of case 9).
+debug_timing_is_todo
 
 pfc_link pfcl 10.95.0 rx_drain_mbps
 make_work_dir

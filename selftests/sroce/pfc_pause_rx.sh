@@ -15,6 +15,9 @@ require_sroce
 command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
 ktap_plan 10
+# Pause and resume timings, flows completing in time (check-debug: 3 of
+# 10 failed, 371 s).
+debug_timing_is_todo
 
 two_hosts pfc 10.96.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
