@@ -46,15 +46,7 @@
 #define EQ_SLOTS	64	/* the driver's event queue */
 #define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
 
-static void __attribute__((constructor)) require_device(void)
-{
-	const char *why = sroce_device_missing();
-
-	if (why)
-		ksft_exit_skip("%s\n", why);
-	if (!sroce_env("SROCE_GID_INDEX"))
-		ksft_exit_skip("SROCE_GID_INDEX is not set\n");
-}
+SROCE_REQUIRE_DEVICE("SROCE_GID_INDEX");
 
 /* Write "0" or "1" to debugfs hold_events. Return: 0 or -errno. */
 static int hold_events(bool on)

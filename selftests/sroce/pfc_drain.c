@@ -46,15 +46,7 @@
 /* The quiet wait also lets the cache expire before ERROR's reading. */
 _Static_assert(QUIET_MS > COUNTER_CACHE_MS, "QUIET_MS too short");
 
-static void __attribute__((constructor)) require_device(void)
-{
-	const char *why = sroce_device_missing();
-
-	if (why)
-		ksft_exit_skip("%s\n", why);
-	if (!sroce_env("SROCE_GID_INDEX") || !sroce_env("SROCE_SL"))
-		ksft_exit_skip("SROCE_GID_INDEX or SROCE_SL is not set\n");
-}
+SROCE_REQUIRE_DEVICE("SROCE_GID_INDEX", "SROCE_SL");
 
 /* Two RC QPs of one device connected to each other, one CQ each. */
 struct pair {

@@ -611,15 +611,7 @@ static void *anon_buf(size_t len)
 
 /* --- the fixture --------------------------------------------------------- */
 
-static void __attribute__((constructor)) require_device(void)
-{
-	const char *why = sroce_device_missing();
-
-	if (why)
-		ksft_exit_skip("%s\n", why);
-	if (!sroce_env("SROCE_GID_INDEX"))
-		ksft_exit_skip("SROCE_GID_INDEX is not set\n");
-}
+SROCE_REQUIRE_DEVICE("SROCE_GID_INDEX");
 
 /*
  * One context with what the objects under test share: a PD, a CQ and

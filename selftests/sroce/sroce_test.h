@@ -47,6 +47,25 @@ static inline const char *sroce_device_missing(void)
 	return NULL;
 }
 
+/*
+ * SROCE_REQUIRE_DEVICE(VAR...): defines the constructor of a kselftest
+ * program that skips the whole program unless SROCE_DEV names an RDMA
+ * device and each environment variable named is set.
+ */
+#define SROCE_REQUIRE_DEVICE(...)					\
+static void __attribute__((constructor)) sroce_require_device(void)	\
+{									\
+	static const char *const vars[] = { __VA_ARGS__ };		\
+	const char *why = sroce_device_missing();			\
+	const char *const *var;						\
+									\
+	if (why)							\
+		ksft_exit_skip("%s\n", why);				\
+	for (var = vars; var < vars + sizeof(vars) / sizeof(*vars); var++) \
+		if (!sroce_env(*var))					\
+			ksft_exit_skip("%s is not set\n", *var);	\
+}
+
 static inline uint64_t sroce_now_ms(void)
 {
 	struct timespec ts;

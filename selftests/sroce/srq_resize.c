@@ -51,15 +51,7 @@
 #define WAIT_MS		10000
 #define QUIET_MS	300
 
-static void __attribute__((constructor)) require_device(void)
-{
-	const char *why = sroce_device_missing();
-
-	if (why)
-		ksft_exit_skip("%s\n", why);
-	if (!sroce_env("SROCE_GID_INDEX"))
-		ksft_exit_skip("SROCE_GID_INDEX is not set\n");
-}
+SROCE_REQUIRE_DEVICE("SROCE_GID_INDEX");
 
 /*
  * qp[0] sends, qp[1] receives from the SRQ. Receive number r (counting

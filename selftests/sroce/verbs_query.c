@@ -311,13 +311,7 @@ malformed:
  * The whole program needs the device; without it there is nothing to test
  * and kselftest wants exit status 4.
  */
-static void __attribute__((constructor)) require_device(void)
-{
-	const char *why = sroce_device_missing();
-
-	if (why)
-		ksft_exit_skip("%s\n", why);
-}
+SROCE_REQUIRE_DEVICE();
 
 static struct ibv_device *find_device(struct ibv_device **list,
 				      const char *name)
