@@ -25,6 +25,20 @@ esac
 debug_scale() {
 	if [ "$SROCE_DEBUG_KERNEL" = 1 ]; then echo "$2"; else echo "$1"; fi
 }
+# xfer_verify's QPs there: a transport timeout of 2^18 * 4.096 us (1.07 s)
+# rather than 67 ms, which a round trip under KASAN can take (check-debug:
+# rc_completer and tx_no_mem QPs ran out of retries).
+[ "$SROCE_DEBUG_KERNEL" = 1 ] && export SROCE_QP_TIMEOUT=${SROCE_QP_TIMEOUT:-18}
+
+# pid_gone PID: the process has exited; a zombie not reaped yet counts
+# (unlike kill -0: bash reaps a finished child only when it next forks,
+# which a wait_until over builtins never does)
+pid_gone() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
+	stat=${stat##*) }
+	[ "${stat%% *}" = Z ]
+}
 
 # debug_timing_is_todo: on the debug kernel, every failed case of this
 # program becomes a known failure (TODO). For programs whose assertions

@@ -108,25 +108,17 @@ qp_in_rts() {
 	rdma resource show qp 2>/dev/null | grep "pid $1 " | grep -q "state RTS"
 }
 
-# gone PID: the process has exited (a zombie not reaped yet counts)
-gone() {
-	local stat
-	read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
-	stat=${stat##*) }
-	[ "${stat%% *}" = Z ]
-}
-
 # The round's end does not wait for a pair still starting, nor anything
 # for a client that gave up (it cannot connect during a flap, say).
 rts_or_stopping() {
-	[ -e "$work/churn_stop" ] || gone "$1" || qp_in_rts "$1"
+	[ -e "$work/churn_stop" ] || pid_gone "$1" || qp_in_rts "$1"
 }
 listening_or_stopping() {
 	[ -e "$work/churn_stop" ] || listening "$NS" $port
 }
 
 churn_exited() {
-	gone "$churn_pid"
+	pid_gone "$churn_pid"
 }
 
 churn_start() {

@@ -157,14 +157,9 @@ storm_start() {
 	storm_pid=$!
 }
 
-# storm_exited: storm is gone or a zombie. Not kill -0: a zombie answers
-# it, and bash reaps a finished child only when it next forks, which a
-# wait_until over builtins never does.
+# storm_exited: storm is gone or a zombie (lib.sh pid_gone)
 storm_exited() {
-	local stat
-	read -r stat 2>/dev/null <"/proc/$storm_pid/stat" || return 0
-	stat=${stat##*) }
-	[ "${stat%% *}" = Z ]
+	pid_gone "$storm_pid"
 }
 
 # storm_wait SECONDS: storm must exit 0 within SECONDS (else it hung:

@@ -117,15 +117,6 @@ traffic() {
 	wait_until 30 sent_since "$t0"
 }
 
-# pid_gone PID: the process has exited (a zombie our shell has not reaped
-# yet counts as gone)
-pid_gone() {
-	local stat
-	read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
-	stat=${stat##*) }
-	[ "${stat%% *}" = Z ]
-}
-
 procs_gone() {
 	pid_gone "$srv" && pid_gone "$cli"
 }

@@ -15,6 +15,10 @@
  * in DSCP trust sets their priority. -m sets the QPs' path MTU (256..4096 bytes, default 1024). -w keeps
  * transferring after the ITER transfers until FILE exists.
  *
+ * The QPs' transport timeout is 4.096 us * 2^14 (67 ms), or 2^N with
+ * SROCE_QP_TIMEOUT=N in the environment (lib.sh sets 18 on the debug
+ * kernel, where a round trip can take longer than 67 ms).
+ *
  * -r makes the receiver slow: each SEND is posted before its receive
  * buffer, which follows 20 ms later (-R MS: MS ms later), so the
  * responder answers with RNR NAKs and the requester must retry, for as
@@ -69,6 +73,7 @@ static unsigned int slow_ms = 20;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static const char *until_file;
 static uint8_t traffic_class;
+static uint8_t qp_timeout = 14;
 static int remote_atomic;
 
 static uint32_t rnd(void)
@@ -157,7 +162,7 @@ static int connect_qp(struct side *s, const struct side *peer)
 		return fail("RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = 0x100;
@@ -671,6 +676,17 @@ int main(int argc, char **argv)
 	int opt, ret, pairs = 0, err_order = 0;
 
 	rng_state = 1;
+	if (getenv("SROCE_QP_TIMEOUT")) {
+		const char *env = getenv("SROCE_QP_TIMEOUT");
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*env || *end || v > 31) {
+			fprintf(stderr, "xfer_verify: bad SROCE_QP_TIMEOUT\n");
+			return 1;
+		}
+		qp_timeout = v;
+	}
 	while ((opt = getopt(argc, argv, "a:b:g:G:m:n:s:t:rR:w:peT:")) != -1) {
 		switch (opt) {
 		case 'a': a.name = optarg; break;
