@@ -154,4 +154,10 @@ if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
 	fi
 fi
 
+# The whole kernel log goes with the run's results (--out): a driver
+# message that is no splat (a command timeout, say) explains a failure.
+if [ -d /sroce-out ] && [ -w /sroce-out ]; then
+	dmesg >/sroce-out/dmesg.txt 2>/dev/null || true
+fi
+
 poweroff_now
