@@ -223,8 +223,11 @@ check-guest: selftests
 # then only when its source package or configuration changes.
 DEBUG_KERNEL_DIR ?= /var/cache/sroce/debug-kernel
 export SROCE_DEBUG_KERNEL_DIR := $(DEBUG_KERNEL_DIR)
-DEBUG_RUN_ARGS ?=
-DEBUG_VM_TIMEOUT ?= 5400
+# Each program may take 30 minutes there; the whole collection takes
+# hours (the first run, with other guests beside it: 24 programs in 66
+# minutes, cc_testbed 12 of them).
+DEBUG_RUN_ARGS ?= --timeout=1800
+DEBUG_VM_TIMEOUT ?= 14400
 debug-kernel:
 	$(TOP)/tools/debug-kernel/build >/dev/null
 
