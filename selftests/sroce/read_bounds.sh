@@ -78,8 +78,13 @@ big_read() {
 }
 
 # At MTU 256 the READs go at about 14 MB/s under TCG: 5 x 64 MiB take
-# 25 s, 5 x 256 MiB took 95.
-big_read read_64MiB_mtu256 256 67108864
-big_read read_256MiB_mtu1024 1024 268435456
+# 25 s, 5 x 256 MiB took 95. The debug kernel reads about 1 MB/s (and
+# ib_read_bw of 64 MiB there ran out of its 600 s): 8 and 16 MiB, and
+# the latency bound is a timing assertion there.
+debug_timing_is_todo
+size=$(debug_scale 67108864 8388608)
+big_read "read_$((size >> 20))MiB_mtu256" 256 "$size"
+size=$(debug_scale 268435456 16777216)
+big_read "read_$((size >> 20))MiB_mtu1024" 1024 "$size"
 
 ktap_finish
