@@ -1061,47 +1061,21 @@ static void limit_case(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, shared_pool);
 }
 
-TEST_F_TIMEOUT(limits, limit_pd, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_PD);
+/* LIMIT_TEST(NAME, KIND): the limit case of KIND, as limits.limit_NAME */
+#define LIMIT_TEST(name, kind)					\
+TEST_F_TIMEOUT(limits, limit_##name, 1800)			\
+{								\
+	SKIP_UNLESS_SELECTED();					\
+	limit_case(_metadata, self, kind);			\
 }
 
-TEST_F_TIMEOUT(limits, limit_cq, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_CQ);
-}
-
-TEST_F_TIMEOUT(limits, limit_qp, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_QP);
-}
-
-TEST_F_TIMEOUT(limits, limit_srq, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_SRQ);
-}
-
-TEST_F_TIMEOUT(limits, limit_mr, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_MR);
-}
-
-TEST_F_TIMEOUT(limits, limit_mw, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_MW);
-}
-
-TEST_F_TIMEOUT(limits, limit_ah, 1800)
-{
-	SKIP_UNLESS_SELECTED();
-	limit_case(_metadata, self, OBJ_AH);
-}
+LIMIT_TEST(pd, OBJ_PD)
+LIMIT_TEST(cq, OBJ_CQ)
+LIMIT_TEST(qp, OBJ_QP)
+LIMIT_TEST(srq, OBJ_SRQ)
+LIMIT_TEST(mr, OBJ_MR)
+LIMIT_TEST(mw, OBJ_MW)
+LIMIT_TEST(ah, OBJ_AH)
 
 /* --- RLIMIT_MEMLOCK ------------------------------------------------------ */
 
