@@ -235,9 +235,8 @@ debug-kernel:
 # Its tests read the kernel's name and scale their loads down (lib.sh
 # SROCE_DEBUG_KERNEL); sroce-vm unloads the module and scans with kmemleak
 # after the run.
-check-debug: selftests debug-kernel
-	$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj
-	@set -e; kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
+check-debug: selftests
+	@set -e; $(call lane_kernel,); \
 	rm -rf $(RESULTS)/$$kver && mkdir -p $(RESULTS)/$$kver; \
 	t0=$$(date +%s); rc=0; \
 	$(VM) -k $$kver -m 3072 -t $(DEBUG_VM_TIMEOUT) --out $(RESULTS)/$$kver \
