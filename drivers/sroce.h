@@ -104,6 +104,18 @@ struct sroce_cc_knob {
 };
 
 /**
+ * struct sroce_fault_knob - what a debugfs fault file names
+ * @sdev: the device
+ * @fault: enum sroce_fw_fault
+ * @value: the last value written
+ */
+struct sroce_fault_knob {
+	struct sroce_dev *sdev;
+	u32 fault;
+	u32 value;
+};
+
+/**
  * struct sroce_dev - one sroce RDMA device
  * @ibdev: the ib_core device; must be first for ib_alloc_device()
  * @ndev: the Ethernet device it runs over (reference held by @fw)
@@ -118,10 +130,7 @@ struct sroce_cc_knob {
  * @port_state: last port state reported to ib_core
  * @debugfs: this device's debugfs directory
  * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
- * @fault_cmd_stall: last value written to debugfs fault_cmd_stall
- * @fault_tx_no_mem: last value written to debugfs fault_tx_no_mem
- * @rx_drain_mbps: last value written to debugfs rx_drain_mbps
- * @rx_drain_stop: last value written to debugfs rx_drain_stop
+ * @fault_knobs: the debugfs fault files, by enum sroce_fw_fault
  * @rx_ecn: last profile written to debugfs rx_ecn: kmin, kmax, pmax
  * @eq_mutex: serializes reaping @eq (the event vector, and the release of
  *	      @hold_events from debugfs); process context; protects
@@ -154,10 +163,7 @@ struct sroce_dev {
 	u8 port_state;
 	struct dentry *debugfs;
 	struct work_struct fatal_work;
-	bool fault_cmd_stall;
-	u32 fault_tx_no_mem;
-	u32 rx_drain_mbps;
-	u32 rx_drain_stop;
+	struct sroce_fault_knob fault_knobs[SROCE_FW_NUM_FAULTS];
 	u32 rx_ecn[3];
 	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
 	bool hold_events;

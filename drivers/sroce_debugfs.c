@@ -25,6 +25,10 @@
  *   rx_drain_stop
  *               write 1 to stop the drain altogether (a stalled host:
  *               the PFC storm watchdog's case), 0 to let it go again
+ *   fault_defer_hold
+ *               write 1 to make the firmware hold the end of DESTROY_QP,
+ *               DEREG_MR and DEALLOC_MW (as if their RCU grace period
+ *               lasted), 0 to let them end; the other commands go on
  *   rx_ecn      "KMIN KMAX PMAX": while the drain is limited, ECT packets
  *               arriving at a buffer holding more than KMIN bytes are
  *               marked CE with a probability rising to PMAX % at KMAX
@@ -92,32 +96,45 @@ static int sroce_fw_gids_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_fw_gids);
 
-static int sroce_fault_cmd_stall_get(void *data, u64 *val)
-{
-	struct sroce_dev *sdev = data;
+/* The fault knobs, by enum sroce_fw_fault: file name, largest value. */
+static const struct {
+	const char *name;
+	u32 max;
+} sroce_faults[SROCE_FW_NUM_FAULTS] = {
+	[SROCE_FW_FAULT_CMD_STALL] = { "fault_cmd_stall", 1 },
+	[SROCE_FW_FAULT_TX_NO_MEM] = { "fault_tx_no_mem", U32_MAX },
+	[SROCE_FW_FAULT_RX_DRAIN_MBPS] = { "rx_drain_mbps", U32_MAX },
+	[SROCE_FW_FAULT_RX_DRAIN_STOP] = { "rx_drain_stop", 1 },
+	[SROCE_FW_FAULT_DEFER_HOLD] = { "fault_defer_hold", 1 },
+};
 
-	*val = READ_ONCE(sdev->fault_cmd_stall);
+static int sroce_fault_get(void *data, u64 *val)
+{
+	const struct sroce_fault_knob *knob = data;
+
+	*val = READ_ONCE(knob->value);
 	return 0;
 }
 
-static int sroce_fault_cmd_stall_set(void *data, u64 val)
+static int sroce_fault_set(void *data, u64 val)
 {
-	struct sroce_dev *sdev = data;
+	struct sroce_fault_knob *knob = data;
+	u32 max = sroce_faults[knob->fault].max;
 	int err;
 
-	if (val > 1) {
-		ibdev_err_ratelimited(&sdev->ibdev,
-				      "fault_cmd_stall: %llu is not 0 or 1\n",
-				      val);
+	if (val > max) {
+		ibdev_err_ratelimited(&knob->sdev->ibdev,
+				      "%s: %llu is out of range 0..%u\n",
+				      sroce_faults[knob->fault].name, val, max);
 		return -EINVAL;
 	}
-	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_CMD_STALL, val);
+	err = sroce_fw_set_fault(knob->sdev->fw, knob->fault, val);
 	if (!err)
-		WRITE_ONCE(sdev->fault_cmd_stall, val);
+		WRITE_ONCE(knob->value, val);
 	return err;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_cmd_stall_fops, sroce_fault_cmd_stall_get,
-			 sroce_fault_cmd_stall_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_fops, sroce_fault_get, sroce_fault_set,
+			 "%llu\n");
 
 static int sroce_hold_events_get(void *data, u64 *val)
 {
@@ -141,86 +158,6 @@ static int sroce_hold_events_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(sroce_hold_events_fops, sroce_hold_events_get,
 			 sroce_hold_events_set, "%llu\n");
-
-static int sroce_fault_tx_no_mem_get(void *data, u64 *val)
-{
-	struct sroce_dev *sdev = data;
-
-	*val = READ_ONCE(sdev->fault_tx_no_mem);
-	return 0;
-}
-
-static int sroce_fault_tx_no_mem_set(void *data, u64 val)
-{
-	struct sroce_dev *sdev = data;
-	int err;
-
-	if (val > U32_MAX) {
-		ibdev_err_ratelimited(&sdev->ibdev,
-				      "fault_tx_no_mem: %llu is out of range\n",
-				      val);
-		return -EINVAL;
-	}
-	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_TX_NO_MEM, val);
-	if (!err)
-		WRITE_ONCE(sdev->fault_tx_no_mem, val);
-	return err;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(sroce_fault_tx_no_mem_fops, sroce_fault_tx_no_mem_get,
-			 sroce_fault_tx_no_mem_set, "%llu\n");
-
-static int sroce_rx_drain_mbps_get(void *data, u64 *val)
-{
-	struct sroce_dev *sdev = data;
-
-	*val = READ_ONCE(sdev->rx_drain_mbps);
-	return 0;
-}
-
-static int sroce_rx_drain_mbps_set(void *data, u64 val)
-{
-	struct sroce_dev *sdev = data;
-	int err;
-
-	if (val > U32_MAX) {
-		ibdev_err_ratelimited(&sdev->ibdev,
-				      "rx_drain_mbps: %llu is out of range\n",
-				      val);
-		return -EINVAL;
-	}
-	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_RX_DRAIN_MBPS, val);
-	if (!err)
-		WRITE_ONCE(sdev->rx_drain_mbps, val);
-	return err;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(sroce_rx_drain_mbps_fops, sroce_rx_drain_mbps_get,
-			 sroce_rx_drain_mbps_set, "%llu\n");
-
-static int sroce_rx_drain_stop_get(void *data, u64 *val)
-{
-	struct sroce_dev *sdev = data;
-
-	*val = READ_ONCE(sdev->rx_drain_stop);
-	return 0;
-}
-
-static int sroce_rx_drain_stop_set(void *data, u64 val)
-{
-	struct sroce_dev *sdev = data;
-	int err;
-
-	if (val > 1) {
-		ibdev_err_ratelimited(&sdev->ibdev,
-				      "rx_drain_stop: %llu is not 0 or 1\n", val);
-		return -EINVAL;
-	}
-	err = sroce_fw_set_fault(sdev->fw, SROCE_FW_FAULT_RX_DRAIN_STOP, val);
-	if (!err)
-		WRITE_ONCE(sdev->rx_drain_stop, val);
-	return err;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(sroce_rx_drain_stop_fops, sroce_rx_drain_stop_get,
-			 sroce_rx_drain_stop_set, "%llu\n");
 
 static ssize_t sroce_rx_ecn_read(struct file *file, char __user *ubuf,
 				 size_t count, loff_t *pos)
@@ -339,22 +276,24 @@ static void sroce_debugfs_add_cc_params(struct sroce_dev *sdev)
  */
 void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 {
+	unsigned int fault;
+
 	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
 					   sroce_debugfs_root);
 	debugfs_create_file("cmd_stats", 0400, sdev->debugfs, sdev,
 			    &sroce_cmd_stats_fops);
 	debugfs_create_file("fw_gids", 0400, sdev->debugfs, sdev,
 			    &sroce_fw_gids_fops);
-	debugfs_create_file_unsafe("fault_cmd_stall", 0600, sdev->debugfs,
-				   sdev, &sroce_fault_cmd_stall_fops);
+	for (fault = 0; fault < SROCE_FW_NUM_FAULTS; fault++) {
+		sdev->fault_knobs[fault].sdev = sdev;
+		sdev->fault_knobs[fault].fault = fault;
+		debugfs_create_file_unsafe(sroce_faults[fault].name, 0600,
+					   sdev->debugfs,
+					   &sdev->fault_knobs[fault],
+					   &sroce_fault_fops);
+	}
 	debugfs_create_file_unsafe("hold_events", 0600, sdev->debugfs, sdev,
 				   &sroce_hold_events_fops);
-	debugfs_create_file_unsafe("fault_tx_no_mem", 0600, sdev->debugfs,
-				   sdev, &sroce_fault_tx_no_mem_fops);
-	debugfs_create_file_unsafe("rx_drain_mbps", 0600, sdev->debugfs,
-				   sdev, &sroce_rx_drain_mbps_fops);
-	debugfs_create_file_unsafe("rx_drain_stop", 0600, sdev->debugfs,
-				   sdev, &sroce_rx_drain_stop_fops);
 	debugfs_create_file("rx_ecn", 0600, sdev->debugfs, sdev,
 			    &sroce_rx_ecn_fops);
 	sroce_debugfs_add_cc_params(sdev);

@@ -7,9 +7,11 @@
 #ifndef SROCE_FW_H
 #define SROCE_FW_H
 
+#include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -378,6 +380,34 @@ struct sroce_fw_path {
 	u16 sport;
 };
 
+/*
+ * What a command handler returns when the command completes later, after
+ * an RCU grace period (sroce_fw_defer()). Never written to a completion.
+ */
+#define SROCE_FW_DEFERRED	0xffff
+static_assert(SROCE_FW_DEFERRED >= SROCE_FW_NUM_STATUS);
+
+/**
+ * struct sroce_fw_deferred - the end of a command that waits for a grace
+ * period: DESTROY_QP, DEREG_MR and DEALLOC_MW make their object unreachable
+ * at once and free it once no RCU reader can hold it, without holding up
+ * the commands behind them
+ * @work: runs after the grace period and hands @node to the command
+ *	  processor
+ * @node: entry in the function's deferred_ready list
+ * @fw: the function
+ * @finish: frees the object, in the command processor; returns the
+ *	    command's status
+ * @cmd_id: the command's id, for its completion (which has no payload)
+ */
+struct sroce_fw_deferred {
+	struct rcu_work work;
+	struct llist_node node;
+	struct sroce_fw_dev *fw;
+	u16 (*finish)(struct sroce_fw_deferred *d);
+	u16 cmd_id;
+};
+
 /**
  * struct sroce_fw_qp - queue pair context
  * @qpn: QP number
@@ -490,7 +520,8 @@ struct sroce_fw_path {
  *	       0: "the current rate")
  * @np_last_cnp_ns: notification point: when this QP last sent a CNP
  * @np_cnp_sent: notification point: it has sent one
- * @rcu: deferred free; the packet path looks QPs up under RCU
+ * @end: DESTROY_QP's end, after the grace period that lets the packet path,
+ *	  doorbells and the scheduler (which find QPs under RCU) let go
  *
  * The fields from @rp to @np_cnp_sent are under @lock, as the rest.
  */
@@ -578,7 +609,7 @@ struct sroce_fw_qp {
 	u64 rate_kbps;
 	u64 np_last_cnp_ns;
 	bool np_cnp_sent;
-	struct rcu_head rcu;
+	struct sroce_fw_deferred end;
 };
 
 /*
@@ -694,6 +725,8 @@ struct sroce_fw_odp {
  * @max_pages: fast registration: room in @fast_list
  * @fast_list: fast registration: the driver's page list
  * @cur: the current state, NULL while invalid or unbound
+ * @end: DEREG_MR's or DEALLOC_MW's end, after the grace period that lets
+ *	  readers of @cur let go
  *
  * @type, @pdn, @max_pages and @fast_list never change. @key and @cur of
  * fast-registration regions and windows change in the datapath under the
@@ -707,6 +740,7 @@ struct sroce_fw_mkey {
 	u32 max_pages;
 	const __le64 *fast_list;
 	struct sroce_fw_mr __rcu *cur;
+	struct sroce_fw_deferred end;
 };
 
 /**
@@ -813,6 +847,12 @@ struct sroce_fw_cc {
  * @sq_tail_db: command doorbell, last producer position written
  * @sq_head: next command to execute; owned by @cmd_work
  * @cq_tail: next completion slot; owned by @cmd_work
+ * @cmd_id: id of the command executing; owned by @cmd_work
+ * @deferred_ready: deferred command ends whose grace period is over, for
+ *		    @cmd_work to finish and complete (lockless list)
+ * @deferred_waiting: deferred command ends still waiting for their grace
+ *		      period, plus one until sroce_fw_detach()
+ * @deferred_idle: completed when @deferred_waiting drops to zero
  * @eq_lock: protects @eq_tail, @eq_backlog, @stopped, writes to the event
  *	     ring and the fields of every struct sroce_fw_event_src; taken
  *	     with interrupts off, from any context (netdev notifier and
@@ -828,6 +868,7 @@ struct sroce_fw_cc {
  *	     nothing; written under @eq_lock, read anywhere with READ_ONCE()
  * @fault_cmd_stall: SROCE_FW_FAULT_CMD_STALL is set
  * @fault_wait: the command processor waits here while stalled
+ * @fault_defer_hold: SROCE_FW_FAULT_DEFER_HOLD is set
  * @fault_tx_no_mem: SROCE_FW_FAULT_TX_NO_MEM's N (0: off)
  * @event_irq_work: raises the async-event vector outside notifier context
  * @port: the single port's PHY state
@@ -888,6 +929,10 @@ struct sroce_fw_dev {
 	u32 sq_tail_db;
 	u32 sq_head;
 	u32 cq_tail;
+	u16 cmd_id;
+	struct llist_head deferred_ready;
+	atomic_t deferred_waiting;
+	struct completion deferred_idle;
 
 	spinlock_t eq_lock; /* EQ ring, backlog, sources; irqsave, any ctx */
 	u32 eq_tail;
@@ -897,6 +942,7 @@ struct sroce_fw_dev {
 	bool stopped;
 	bool fault_cmd_stall;
 	wait_queue_head_t fault_wait;
+	bool fault_defer_hold;
 	u32 fault_tx_no_mem;
 	struct work_struct event_irq_work;
 
@@ -955,6 +1001,8 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw,
 			 unsigned int len);
 void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
 			     struct sroce_fw_event_src *src);
+u16 sroce_fw_defer(struct sroce_fw_dev *fw, struct sroce_fw_deferred *d,
+		   u16 (*finish)(struct sroce_fw_deferred *d));
 
 /* fw_port.c */
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,

@@ -75,7 +75,8 @@ static void sroce_fw_complete(struct sroce_fw_dev *fw, u16 cmd_id,
 	fw->cq_tail++;
 }
 
-static void sroce_fw_execute(struct sroce_fw_dev *fw,
+/* Return: false if the command completes later (sroce_fw_defer()). */
+static bool sroce_fw_execute(struct sroce_fw_dev *fw,
 			     const struct sroce_cmd_entry *cmd)
 {
 	u8 resp[SROCE_CMD_PAYLOAD_MAX] = {};
@@ -84,10 +85,84 @@ static void sroce_fw_execute(struct sroce_fw_dev *fw,
 	u16 status;
 
 	status = sroce_cmd_decode(cmd, &index, &cmd_id);
+	fw->cmd_id = cmd_id;
 	if (status == SROCE_FW_OK)
 		status = sroce_fw_cmds[index](fw, cmd->payload, resp);
+	if (status == SROCE_FW_DEFERRED)
+		return false;
 	sroce_fw_complete(fw, cmd_id, status, resp,
 			  status == SROCE_FW_OK ? sroce_cmd_resp_len(index) : 0);
+	return true;
+}
+
+/* A deferred end's grace period is over: hand it to the command processor. */
+static void sroce_fw_deferred_ready(struct work_struct *work)
+{
+	struct sroce_fw_deferred *d = container_of(to_rcu_work(work),
+						   struct sroce_fw_deferred,
+						   work);
+	struct sroce_fw_dev *fw = d->fw;
+
+	/* @d may be freed from here on. */
+	llist_add(&d->node, &fw->deferred_ready);
+	queue_work(sroce_fw_wq, &fw->cmd_work);
+	/* The last touch of @fw: detach waits for this count to drop. */
+	if (atomic_dec_and_test(&fw->deferred_waiting))
+		complete(&fw->deferred_idle);
+}
+
+/**
+ * sroce_fw_defer() - end the executing command after an RCU grace period
+ * @fw: the function
+ * @d: the deferred end, inside the object the command releases
+ * @finish: frees the object and returns the command's status; runs in the
+ *	    command processor once no RCU reader can hold the object
+ *
+ * For commands without a response payload whose handler has already made
+ * its object unreachable. The commands behind it run meanwhile, so a
+ * burst of destroys shares grace periods instead of waiting for one each;
+ * its completion may come after theirs.
+ *
+ * Context: a command handler, in the command processor.
+ * Return: SROCE_FW_DEFERRED, for the handler to return.
+ */
+u16 sroce_fw_defer(struct sroce_fw_dev *fw, struct sroce_fw_deferred *d,
+		   u16 (*finish)(struct sroce_fw_deferred *d))
+{
+	d->fw = fw;
+	d->finish = finish;
+	d->cmd_id = fw->cmd_id;
+	atomic_inc(&fw->deferred_waiting);
+	INIT_RCU_WORK(&d->work, sroce_fw_deferred_ready);
+	queue_rcu_work(sroce_fw_wq, &d->work);
+	return SROCE_FW_DEFERRED;
+}
+
+/*
+ * Finish the deferred ends whose grace period is over, oldest first, and
+ * complete their commands if @reply (not while SROCE_FW_FAULT_DEFER_HOLD
+ * holds them; detach, without @reply, finishes them regardless).
+ * Return: true if a completion was written.
+ */
+static bool sroce_fw_deferred_end(struct sroce_fw_dev *fw, bool reply)
+{
+	struct sroce_fw_deferred *d, *next;
+	struct llist_node *ready;
+	bool completed = false;
+
+	if (reply && READ_ONCE(fw->fault_defer_hold))
+		return false;
+	ready = llist_del_all(&fw->deferred_ready);
+	llist_for_each_entry_safe(d, next, llist_reverse_order(ready), node) {
+		u16 cmd_id = d->cmd_id;
+		u16 status = d->finish(d);
+
+		if (reply) {
+			sroce_fw_complete(fw, cmd_id, status, NULL, 0);
+			completed = true;
+		}
+	}
+	return completed;
 }
 
 static void sroce_fw_cmd_work(struct work_struct *work)
@@ -100,11 +175,14 @@ static void sroce_fw_cmd_work(struct work_struct *work)
 	struct sroce_cmd_entry cmd;
 	bool completed = false;
 
+	if (READ_ONCE(fw->stopped))
+		return;
+	completed = sroce_fw_deferred_end(fw, true);
 	/* A doorbell claiming more than a ring's worth is a driver bug. */
 	if (tail - fw->sq_head > depth) {
 		pr_err_ratelimited("sroce_fw %s: command doorbell %u beyond head %u, ignored\n",
 				   netdev_name(fw->ndev), tail, fw->sq_head);
-		return;
+		goto out_irq;
 	}
 
 	while (fw->sq_head != tail) {
@@ -116,10 +194,11 @@ static void sroce_fw_cmd_work(struct work_struct *work)
 		/* Work on a private copy: the ring stays writable by the driver. */
 		memcpy(&cmd, &fw->q.cmdq[fw->sq_head & (depth - 1)],
 		       sizeof(cmd));
-		sroce_fw_execute(fw, &cmd);
+		if (sroce_fw_execute(fw, &cmd))
+			completed = true;
 		fw->sq_head++;
-		completed = true;
 	}
+out_irq:
 	if (completed)
 		fw->irq(fw->irq_ctx, SROCE_VEC_CMD_COMPLETION);
 }
@@ -299,6 +378,14 @@ int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
 			break;
 		sroce_fw_rxbuf_drain(fw, true, value);
 		return 0;
+	case SROCE_FW_FAULT_DEFER_HOLD:
+		if (value > 1)
+			break;
+		WRITE_ONCE(fw->fault_defer_hold, value);
+		/* Held ends may be waiting: let the command processor look. */
+		if (!value)
+			queue_work(sroce_fw_wq, &fw->cmd_work);
+		return 0;
 	default:
 		pr_err_ratelimited("sroce_fw %s: unknown fault %u\n",
 				   netdev_name(fw->ndev), fault);
@@ -345,6 +432,9 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	fw->irq = irq;
 	fw->irq_ctx = ctx;
 	INIT_WORK(&fw->cmd_work, sroce_fw_cmd_work);
+	init_llist_head(&fw->deferred_ready);
+	atomic_set(&fw->deferred_waiting, 1);
+	init_completion(&fw->deferred_idle);
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
 	sroce_fw_sched_init(fw);
 	sroce_fw_pfc_init(fw);
@@ -402,7 +492,12 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	/* Unfindable by address, then (after port detach's grace period) gone. */
 	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);
+	/* Deferred command ends queue the command processor: them first. */
+	if (!atomic_dec_and_test(&fw->deferred_waiting))
+		wait_for_completion(&fw->deferred_idle);
 	cancel_work_sync(&fw->cmd_work);
+	/* Stopped: their commands get no completion, their objects go. */
+	sroce_fw_deferred_end(fw, false);
 	/* Nothing is received or commanded any more: the buffers empty. */
 	sroce_fw_rxbuf_stop(fw);
 	xa_destroy(&fw->pds);

@@ -177,21 +177,40 @@ err_free_k:
 	return SROCE_FW_ERR_NO_RESOURCES;
 }
 
+/* DEREG_MR's or DEALLOC_MW's end, a grace period after the erase. */
+static u16 sroce_fw_mkey_end(struct sroce_fw_deferred *d)
+{
+	struct sroce_fw_mkey *k = container_of(d, struct sroce_fw_mkey, end);
+	struct sroce_fw_dev *fw = d->fw;
+	bool odp = k->type == SROCE_MR_ODP;
+	u32 index = k->key >> 8;
+
+	sroce_fw_mkey_free(fw, k);
+	/* Only now may a registration take the index again. */
+	xa_release(&fw->mrs, index);
+	/* QPs waiting for its pages find it gone: protection errors. */
+	if (odp)
+		sroce_fw_odp_wake(fw);
+	return SROCE_FW_OK;
+}
+
 /**
  * sroce_fw_mr_erase() - take a region or window out of the key table
  * @fw: the function
  * @key: its current key
  * @window: true for a window, false for a region
  *
- * Waits until no reader can still hold it, then frees it.
+ * Readers hold RCU while they copy, and writers while they publish a
+ * state: the command completes, and the entry is freed, only after a grace
+ * period, so the driver never unpins or frees pages still in use.
  *
- * Return: SROCE_FW_OK, or SROCE_FW_ERR_NOT_FOUND if @key names no object
- * of that kind.
+ * Context: a command handler.
+ * Return: SROCE_FW_DEFERRED, or SROCE_FW_ERR_NOT_FOUND if @key names no
+ * object of that kind.
  */
 u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 {
 	struct sroce_fw_mkey *k;
-	bool odp;
 
 	xa_lock(&fw->mrs);
 	k = xa_load(&fw->mrs, key >> 8);
@@ -201,18 +220,10 @@ u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 		xa_unlock(&fw->mrs);
 		return SROCE_FW_ERR_NOT_FOUND;
 	}
-	__xa_erase(&fw->mrs, key >> 8);
+	/* Unreachable at once; the index stays reserved until the end. */
+	__xa_cmpxchg(&fw->mrs, key >> 8, k, XA_ZERO_ENTRY, 0);
 	xa_unlock(&fw->mrs);
-	/* Readers hold RCU while they copy, and writers while they publish a
-	 * state: wait for them before the driver unpins or frees the pages.
-	 */
-	synchronize_rcu();
-	odp = k->type == SROCE_MR_ODP;
-	sroce_fw_mkey_free(fw, k);
-	/* QPs waiting for its pages find it gone: protection errors. */
-	if (odp)
-		sroce_fw_odp_wake(fw);
-	return SROCE_FW_OK;
+	return sroce_fw_defer(fw, &k->end, sroce_fw_mkey_end);
 }
 
 /**

@@ -49,18 +49,26 @@ static struct sroce_fw_cq *sroce_fw_qp_get_cq(struct sroce_fw_dev *fw,
 	return cq;
 }
 
-/* The QP is unreachable (erased); wait for its last users, then free. */
-static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
+/*
+ * The QP is unreachable by number: take it off the scheduler, the ODP
+ * waiters, the event ring and its multicast groups. Its timers may still
+ * run, and RCU readers still hold it, until sroce_fw_qp_release().
+ */
+static void sroce_fw_qp_unlink(struct sroce_fw_qp *qp)
 {
-	/*
-	 * Doorbells, received packets and the scheduler's runner find QPs
-	 * under RCU; after the grace period none of them holds this one.
-	 */
 	sroce_fw_sched_remove(qp->fw, qp);
 	sroce_fw_odp_unpark(qp->fw, qp);
 	sroce_fw_event_src_kill(qp->fw, &qp->drained_ev);
 	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
-	synchronize_rcu();
+}
+
+/*
+ * Free an unlinked QP once a grace period has passed since it became
+ * unreachable: doorbells, received packets and the scheduler's runner
+ * find QPs under RCU, so none of them holds it any more.
+ */
+static void sroce_fw_qp_release(struct sroce_fw_qp *qp)
+{
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);
 	sroce_fw_qp_cc_stop(qp);
@@ -73,6 +81,19 @@ static void sroce_fw_qp_free(struct sroce_fw_qp *qp)
 	kfree(qp->swqe);
 	kfree(qp->rwqe);
 	kfree(qp);
+}
+
+/* DESTROY_QP's end, a grace period after the QP became unreachable. */
+static u16 sroce_fw_qp_end(struct sroce_fw_deferred *d)
+{
+	struct sroce_fw_qp *qp = container_of(d, struct sroce_fw_qp, end);
+	struct sroce_fw_dev *fw = d->fw;
+	u32 qpn = qp->qpn;
+
+	sroce_fw_qp_release(qp);
+	/* Only now may CREATE_QP hand the number out again. */
+	xa_release(&fw->qps, qpn);
+	return SROCE_FW_OK;
 }
 
 /**
@@ -488,13 +509,16 @@ u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
 			    void *resp)
 {
 	const struct sroce_qp_req *q = req;
+	u32 qpn = le32_to_cpu(q->qpn);
 	struct sroce_fw_qp *qp;
 
-	qp = xa_erase(&fw->qps, le32_to_cpu(q->qpn));
+	qp = xa_load(&fw->qps, qpn);
 	if (!qp)
 		return SROCE_FW_ERR_NOT_FOUND;
-	sroce_fw_qp_free(qp);
-	return SROCE_FW_OK;
+	/* Unreachable at once; the number stays reserved until the end. */
+	xa_cmpxchg(&fw->qps, qpn, qp, XA_ZERO_ENTRY, 0);
+	sroce_fw_qp_unlink(qp);
+	return sroce_fw_defer(fw, &qp->end, sroce_fw_qp_end);
 }
 
 /**
@@ -503,12 +527,18 @@ u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
  */
 void sroce_fw_qps_destroy(struct sroce_fw_dev *fw)
 {
-	struct sroce_fw_qp *qp;
+	struct sroce_fw_qp *qp, *next;
+	LLIST_HEAD(gone);
 	unsigned long qpn;
 
 	xa_for_each(&fw->qps, qpn, qp) {
 		xa_erase(&fw->qps, qpn);
-		sroce_fw_qp_free(qp);
+		sroce_fw_qp_unlink(qp);
+		llist_add(&qp->end.node, &gone);
 	}
 	xa_destroy(&fw->qps);
+	/* One grace period for them all. */
+	synchronize_rcu();
+	llist_for_each_entry_safe(qp, next, gone.first, end.node)
+		sroce_fw_qp_release(qp);
 }

@@ -95,6 +95,12 @@ enum sroce_fw_fault {
 					 * until cleared (value 1; 0 clears):
 					 * a stalled receiver
 					 */
+	SROCE_FW_FAULT_DEFER_HOLD,	/* commands that end after an RCU
+					 * grace period (DESTROY_QP, DEREG_MR,
+					 * DEALLOC_MW) end only once cleared,
+					 * as if the grace period lasted that
+					 * long (value 1; 0 clears)
+					 */
 	SROCE_FW_NUM_FAULTS,
 };
 

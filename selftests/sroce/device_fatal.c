@@ -9,6 +9,16 @@
  * kernel does with the memory the firmware may still use is checked by
  * the wrapper (device removal and module unload without a splat).
  *
+ * First, the other side of the same queue: a command that ends late
+ * holds up no other. The fault knob fault_defer_hold makes the firmware
+ * hold the end of DESTROY_QP and DEREG_MR (as if the RCU grace period
+ * they wait for lasted); while they wait, the commands posted after them
+ * complete, and once released the destroys succeed and nothing timed out.
+ * Before the firmware ended these commands after the grace period on the
+ * side, a burst of destroys on a slow machine took one grace period each,
+ * in line, and the last of them could pass the command timeout and kill
+ * the device.
+ *
  * Environment:
  *   SROCE_DEV    the RDMA device (the whole program skips if unset, absent
  *                or without the fault knob in debugfs)
@@ -16,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,18 +65,54 @@ static void __attribute__((constructor)) require_device(void)
 		ksft_exit_skip("no fault knob %s\n", path);
 }
 
-static int set_stall(bool on)
+/* Write 1 or 0 to the debugfs file @knob of the device. */
+static int set_knob(const char *knob, bool on)
 {
 	char path[256];
 	int fd, n;
 
-	knob_path(path, sizeof(path));
+	snprintf(path, sizeof(path), DEBUGFS_SROCE "/%s/%s",
+		 sroce_env("SROCE_DEV"), knob);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, on ? "1\n" : "0\n", 2);
 	close(fd);
 	return n == 2 ? 0 : -EIO;
+}
+
+static int set_stall(bool on)
+{
+	return set_knob("fault_cmd_stall", on);
+}
+
+/*
+ * Column @col (1: issued, 2: failed, 3: timeouts) of command @cmd in the
+ * device's debugfs cmd_stats, or of all commands if @cmd is NULL.
+ * Return: the count, or -1 if it cannot be read.
+ */
+static long long cmd_stat(const char *cmd, int col)
+{
+	char path[256], line[256], name[64];
+	long long v[4], sum = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), DEBUGFS_SROCE "/%s/cmd_stats",
+		 sroce_env("SROCE_DEV"));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld %lld %lld %lld", name, &v[0],
+			   &v[1], &v[2], &v[3]) != 5 ||
+		    (cmd && strcmp(name, cmd)))
+			continue;
+		sum += v[col - 1];
+		found = true;
+	}
+	fclose(f);
+	return found ? sum : -1;
 }
 
 FIXTURE(dev) {
@@ -76,6 +123,7 @@ FIXTURE(dev) {
 	struct ibv_mr *mr;
 	void *buf;
 	bool stalled;
+	bool held;
 };
 
 FIXTURE_SETUP(dev)
@@ -108,6 +156,8 @@ FIXTURE_TEARDOWN(dev)
 {
 	if (self->stalled)
 		EXPECT_EQ(0, set_stall(false));
+	if (self->held)
+		EXPECT_EQ(0, set_knob("fault_defer_hold", false));
 	/* Destroying must succeed on a dead device, too. */
 	if (self->mr)
 		EXPECT_EQ(0, ibv_dereg_mr(self->mr));
@@ -120,6 +170,113 @@ FIXTURE_TEARDOWN(dev)
 	if (self->ctx)
 		EXPECT_EQ(0, ibv_close_device(self->ctx));
 	free(self->buf);
+}
+
+/* A destroy run in a thread of its own: exactly one of @qp and @mr. */
+struct held_destroy {
+	pthread_t thread;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	int rc;
+	bool done;
+};
+
+static void *held_destroy_run(void *arg)
+{
+	struct held_destroy *h = arg;
+
+	h->rc = h->qp ? ibv_destroy_qp(h->qp) : ibv_dereg_mr(h->mr);
+	__atomic_store_n(&h->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool held_destroy_done(struct held_destroy *h)
+{
+	return __atomic_load_n(&h->done, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Other verbs run while the ends of a DESTROY_QP and a DEREG_MR are held
+ * (defined first: the case below kills the device).
+ */
+TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = self->cq,
+		.recv_cq = self->cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	/* Static: a failed ASSERT returns while the threads may still run. */
+	static struct held_destroy h[2];
+	long long qp_destroys, mr_deregs, timeouts;
+	struct ibv_port_attr port;
+	unsigned int i, rounds = 0;
+	uint64_t t0;
+
+	if (set_knob("fault_defer_hold", false))
+		SKIP(return, "no fault_defer_hold knob");
+	h[0].qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, h[0].qp);
+	h[1].mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
+			     IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, h[1].mr);
+	qp_destroys = cmd_stat("DESTROY_QP", 1);
+	mr_deregs = cmd_stat("DEREG_MR", 1);
+	timeouts = cmd_stat(NULL, 3);
+	ASSERT_LE(0, qp_destroys);
+	ASSERT_LE(0, mr_deregs);
+	ASSERT_EQ(0, timeouts);
+
+	ASSERT_EQ(0, set_knob("fault_defer_hold", true));
+	self->held = true;
+	t0 = sroce_now_ms();
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL,
+					    held_destroy_run, &h[i]));
+	/* Both posted: the firmware executes commands in order. */
+	while ((cmd_stat("DESTROY_QP", 1) == qp_destroys ||
+		cmd_stat("DEREG_MR", 1) == mr_deregs) &&
+	       sroce_now_ms() - t0 < EVENT_WAIT_MS)
+		usleep(1000);
+	ASSERT_LT(qp_destroys, cmd_stat("DESTROY_QP", 1));
+	ASSERT_LT(mr_deregs, cmd_stat("DEREG_MR", 1));
+
+	/*
+	 * Commands posted behind them complete; a few rounds, well inside
+	 * the held commands' own timeout.
+	 */
+	do {
+		struct ibv_pd *pd = ibv_alloc_pd(self->ctx);
+		struct ibv_cq *cq;
+
+		ASSERT_NE(NULL, pd);
+		cq = ibv_create_cq(self->ctx, 1, NULL, NULL, 0);
+		ASSERT_NE(NULL, cq);
+		ASSERT_EQ(0, ibv_destroy_cq(cq));
+		ASSERT_EQ(0, ibv_dealloc_pd(pd));
+		ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+		rounds++;
+	} while (rounds < 5 && sroce_now_ms() - t0 < FAST_MAX_MS);
+	EXPECT_FALSE(held_destroy_done(&h[0])) TH_LOG("DESTROY_QP was not held");
+	EXPECT_FALSE(held_destroy_done(&h[1])) TH_LOG("DEREG_MR was not held");
+	TH_LOG("%u rounds of 5 verbs while the destroys were held, %llu ms",
+	       rounds, (unsigned long long)(sroce_now_ms() - t0));
+
+	ASSERT_EQ(0, set_knob("fault_defer_hold", false));
+	self->held = false;
+	t0 = sroce_now_ms();
+	while ((!held_destroy_done(&h[0]) || !held_destroy_done(&h[1])) &&
+	       sroce_now_ms() - t0 < EVENT_WAIT_MS)
+		usleep(1000);
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(held_destroy_done(&h[i]));
+		ASSERT_EQ(0, pthread_join(h[i].thread, NULL));
+		EXPECT_EQ(0, h[i].rc);
+	}
+	EXPECT_EQ(0, cmd_stat(NULL, 3));
+	EXPECT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 }
 
 TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)

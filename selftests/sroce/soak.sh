@@ -221,6 +221,15 @@ done
 netem ""
 
 ktap_diag "soak: $rounds rounds, $total_ops ops, $total_bytes bytes verified, $total_qp_errors QP errors, $total_kills perftest pairs killed, $total_flaps carrier flaps (longest $longest_outage ms)"
+# How long the slowest firmware command waited (destroys after killed
+# processes come in bursts), and whether any timed out.
+for f in /sys/kernel/debug/sroce/*/cmd_stats; do
+	[ -r "$f" ] || continue
+	ktap_diag "$(basename "$(dirname "$f")"): $(awk 'NR > 1 {
+		if ($5 > max) { max = $5; cmd = $1 }
+		timeouts += $4
+	} END { printf "slowest command %s, %d us; %d timed out", cmd, max, timeouts }' "$f")"
+done
 
 no_user_resources() {
 	[ "$(user_resources)" = 0 ]
