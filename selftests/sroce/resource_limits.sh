@@ -33,8 +33,9 @@ if [ "$maps_old" -lt "$maps_wanted" ]; then
 fi
 
 # Every verb is a firmware command that a worker of the unbound sroce_fw
-# workqueue runs, and every destroy of a QP, MR or MW waits for an RCU
-# grace period in it. Under TCG on a loaded host a wakeup on the other
+# workqueue runs, and every destroy of a QP, MR or MW completes only after
+# an RCU grace period (the commands behind it run meanwhile, but a loop of
+# destroys waits for one each). Under TCG on a loaded host a wakeup on the other
 # vCPU waits until the host runs that vCPU's thread, and a grace period
 # lasts some 35 ms: destroying a pool of 65536 QPs took up to 260 s even
 # with expedited grace periods, and the program did not end within the
