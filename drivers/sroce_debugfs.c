@@ -285,6 +285,9 @@ void sroce_debugfs_add_dev(struct sroce_dev *sdev)
 	debugfs_create_file("fw_gids", 0400, sdev->debugfs, sdev,
 			    &sroce_fw_gids_fops);
 	for (fault = 0; fault < SROCE_FW_NUM_FAULTS; fault++) {
+		/* A fault added to the ABI without a file here. */
+		if (WARN_ON_ONCE(!sroce_faults[fault].name))
+			continue;
 		sdev->fault_knobs[fault].sdev = sdev;
 		sdev->fault_knobs[fault].fault = fault;
 		debugfs_create_file_unsafe(sroce_faults[fault].name, 0600,

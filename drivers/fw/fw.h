@@ -394,7 +394,8 @@ static_assert(SROCE_FW_DEFERRED >= SROCE_FW_NUM_STATUS);
  * the commands behind them
  * @work: runs after the grace period and hands @node to the command
  *	  processor
- * @node: entry in the function's deferred_ready list
+ * @node: entry in the function's deferred_ready list (and in detach's
+ *	  list of the QPs it frees)
  * @fw: the function
  * @finish: frees the object, in the command processor; returns the
  *	    command's status

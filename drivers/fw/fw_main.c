@@ -4,7 +4,9 @@
  * event queue. The command processor runs on the firmware's own workqueue,
  * the way a NIC's embedded CPU would: it copies each command out of the
  * driver's ring before looking at it, executes it, writes a completion and
- * raises the completion vector once per batch.
+ * raises the completion vector once per batch. Commands that free what
+ * RCU readers may hold complete after a grace period instead, out of
+ * order (sroce_fw_defer()).
  */
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
@@ -88,6 +90,7 @@ static bool sroce_fw_execute(struct sroce_fw_dev *fw,
 	fw->cmd_id = cmd_id;
 	if (status == SROCE_FW_OK)
 		status = sroce_fw_cmds[index](fw, cmd->payload, resp);
+	/* Its end writes the completion (no payload: see sroce_fw_defer()). */
 	if (status == SROCE_FW_DEFERRED)
 		return false;
 	sroce_fw_complete(fw, cmd_id, status, resp,
@@ -324,9 +327,10 @@ void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
  * @fw: the function
  *
  * What a NIC does when its driver declares it dead: the command processor
- * executes nothing more (a command it is executing completes, but writes
- * no completion), no event is raised and waiting ones are dropped, sends
- * and receives stop. Contexts and the driver's memory stay as they are
+ * executes nothing more (a command it is executing still completes, and
+ * may still write its completion; deferred ends not finished yet never
+ * complete), no event is raised and waiting ones are dropped, sends and
+ * receives stop. Contexts and the driver's memory stay as they are
  * until sroce_fw_detach(), which frees the former and after which the
  * firmware no longer touches the latter.
  *
@@ -492,11 +496,13 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	/* Unfindable by address, then (after port detach's grace period) gone. */
 	sroce_fw_gids_unhash(fw);
 	sroce_fw_port_detach(fw);
-	/* Deferred command ends queue the command processor: them first. */
+	/* A command still executing may defer its end: let it finish first. */
+	cancel_work_sync(&fw->cmd_work);
 	if (!atomic_dec_and_test(&fw->deferred_waiting))
 		wait_for_completion(&fw->deferred_idle);
+	/* Deferred ends queued it again; stopped, it returns at once. */
 	cancel_work_sync(&fw->cmd_work);
-	/* Stopped: their commands get no completion, their objects go. */
+	/* Their commands get no completion, their objects go. */
 	sroce_fw_deferred_end(fw, false);
 	/* Nothing is received or commanded any more: the buffers empty. */
 	sroce_fw_rxbuf_stop(fw);

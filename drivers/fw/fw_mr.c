@@ -221,7 +221,11 @@ u16 sroce_fw_mr_erase(struct sroce_fw_dev *fw, u32 key, bool window)
 		return SROCE_FW_ERR_NOT_FOUND;
 	}
 	/* Unreachable at once; the index stays reserved until the end. */
-	__xa_cmpxchg(&fw->mrs, key >> 8, k, XA_ZERO_ENTRY, 0);
+	if (WARN_ON_ONCE(__xa_cmpxchg(&fw->mrs, key >> 8, k, XA_ZERO_ENTRY,
+				      0) != k)) {
+		xa_unlock(&fw->mrs);
+		return SROCE_FW_ERR_INTERNAL;
+	}
 	xa_unlock(&fw->mrs);
 	return sroce_fw_defer(fw, &k->end, sroce_fw_mkey_end);
 }
@@ -675,5 +679,7 @@ void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw)
 		xa_erase(&fw->mrs, index);
 		sroce_fw_mkey_free(fw, k);
 	}
+	/* An index still reserved would be a deferred end that was lost. */
+	WARN_ON_ONCE(!xa_empty(&fw->mrs));
 	xa_destroy(&fw->mrs);
 }

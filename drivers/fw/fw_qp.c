@@ -51,8 +51,10 @@ static struct sroce_fw_cq *sroce_fw_qp_get_cq(struct sroce_fw_dev *fw,
 
 /*
  * The QP is unreachable by number: take it off the scheduler, the ODP
- * waiters, the event ring and its multicast groups. Its timers may still
- * run, and RCU readers still hold it, until sroce_fw_qp_release().
+ * waiters, the event ring and its multicast groups, and stop its timers
+ * (a retry timer would otherwise go on retiring WQEs to the CQ while the
+ * end waits; an RCU reader arming one after this is ignored). RCU readers
+ * still hold it until sroce_fw_qp_release().
  */
 static void sroce_fw_qp_unlink(struct sroce_fw_qp *qp)
 {
@@ -60,6 +62,8 @@ static void sroce_fw_qp_unlink(struct sroce_fw_qp *qp)
 	sroce_fw_odp_unpark(qp->fw, qp);
 	sroce_fw_event_src_kill(qp->fw, &qp->drained_ev);
 	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
+	timer_shutdown_sync(&qp->rnr_timer);
+	timer_shutdown_sync(&qp->retry_timer);
 }
 
 /*
@@ -69,8 +73,6 @@ static void sroce_fw_qp_unlink(struct sroce_fw_qp *qp)
  */
 static void sroce_fw_qp_release(struct sroce_fw_qp *qp)
 {
-	timer_shutdown_sync(&qp->rnr_timer);
-	timer_shutdown_sync(&qp->retry_timer);
 	sroce_fw_qp_cc_stop(qp);
 	kvfree(qp->track);
 	kfree(qp->res);
@@ -516,7 +518,8 @@ u16 sroce_fw_cmd_destroy_qp(struct sroce_fw_dev *fw, const void *req,
 	if (!qp)
 		return SROCE_FW_ERR_NOT_FOUND;
 	/* Unreachable at once; the number stays reserved until the end. */
-	xa_cmpxchg(&fw->qps, qpn, qp, XA_ZERO_ENTRY, 0);
+	if (WARN_ON_ONCE(xa_cmpxchg(&fw->qps, qpn, qp, XA_ZERO_ENTRY, 0) != qp))
+		return SROCE_FW_ERR_INTERNAL;
 	sroce_fw_qp_unlink(qp);
 	return sroce_fw_defer(fw, &qp->end, sroce_fw_qp_end);
 }
@@ -536,6 +539,8 @@ void sroce_fw_qps_destroy(struct sroce_fw_dev *fw)
 		sroce_fw_qp_unlink(qp);
 		llist_add(&qp->end.node, &gone);
 	}
+	/* A number still reserved would be a deferred end that was lost. */
+	WARN_ON_ONCE(!xa_empty(&fw->qps));
 	xa_destroy(&fw->qps);
 	/* One grace period for them all. */
 	synchronize_rcu();

@@ -78,8 +78,8 @@ enum sroce_fw_vector {
  */
 enum sroce_fw_fault {
 	SROCE_FW_FAULT_CMD_STALL,	/* the command processor executes
-					 * nothing until the fault is cleared
-					 * (value 1; 0 clears it)
+					 * no new command until the fault is
+					 * cleared (value 1; 0 clears it)
 					 */
 	SROCE_FW_FAULT_TX_NO_MEM,	/* one packet in N the function builds,
 					 * at random, finds no memory (value

@@ -45,6 +45,12 @@
 #define TIMEOUT_MAX_MS	30000ULL
 #define FAST_MAX_MS	2000ULL
 #define EVENT_WAIT_MS	10000
+/*
+ * Held destroys: how long their posting may take, and how long they stay
+ * held at most (well inside the driver's 10 s command timeout).
+ */
+#define HOLD_POST_MS	3000ULL
+#define HOLD_MAX_MS	5000ULL
 #define BUF_LEN		65536
 
 static void knob_path(char *path, size_t len)
@@ -181,6 +187,9 @@ struct held_destroy {
 	bool done;
 };
 
+/* Static: a failed ASSERT returns while the threads may still run. */
+static struct held_destroy held[2];
+
 static void *held_destroy_run(void *arg)
 {
 	struct held_destroy *h = arg;
@@ -196,10 +205,13 @@ static bool held_destroy_done(struct held_destroy *h)
 }
 
 /*
- * Other verbs run while the ends of a DESTROY_QP and a DEREG_MR are held
- * (defined first: the case below kills the device).
+ * With fault_defer_hold set, a QP and an MR of their own are destroyed in
+ * two threads; return once both commands are in the queue and executed
+ * (a verb posted after them completed), their ends held. Sets *@t0 to
+ * when the hold began.
  */
-TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
+static void start_held_destroys(struct __test_metadata *_metadata,
+				FIXTURE_DATA(dev) *self, uint64_t *t0)
 {
 	struct ibv_qp_init_attr init = {
 		.send_cq = self->cq,
@@ -208,45 +220,53 @@ TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
-	/* Static: a failed ASSERT returns while the threads may still run. */
-	static struct held_destroy h[2];
-	long long qp_destroys, mr_deregs, timeouts;
+	long long qp_destroys, mr_deregs;
+	struct ibv_port_attr port;
+	unsigned int i;
+
+	memset(held, 0, sizeof(held));
+	held[0].qp = ibv_create_qp(self->pd, &init);
+	ASSERT_NE(NULL, held[0].qp);
+	held[1].mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
+				IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, held[1].mr);
+	qp_destroys = cmd_stat("DESTROY_QP", 1);
+	mr_deregs = cmd_stat("DEREG_MR", 1);
+	ASSERT_LE(0, qp_destroys);
+	ASSERT_LE(0, mr_deregs);
+
+	ASSERT_EQ(0, set_knob("fault_defer_hold", true));
+	self->held = true;
+	*t0 = sroce_now_ms();
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&held[i].thread, NULL,
+					    held_destroy_run, &held[i]));
+	while ((cmd_stat("DESTROY_QP", 1) == qp_destroys ||
+		cmd_stat("DEREG_MR", 1) == mr_deregs) &&
+	       sroce_now_ms() - *t0 < HOLD_POST_MS)
+		usleep(1000);
+	ASSERT_LT(qp_destroys, cmd_stat("DESTROY_QP", 1));
+	ASSERT_LT(mr_deregs, cmd_stat("DEREG_MR", 1));
+	/* Posted after them: the firmware executes commands in order. */
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+}
+
+/*
+ * Other verbs run while the ends of a DESTROY_QP and a DEREG_MR are held
+ * (defined first: the case below kills the device).
+ */
+TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
+{
 	struct ibv_port_attr port;
 	unsigned int i, rounds = 0;
 	uint64_t t0;
 
 	if (set_knob("fault_defer_hold", false))
 		SKIP(return, "no fault_defer_hold knob");
-	h[0].qp = ibv_create_qp(self->pd, &init);
-	ASSERT_NE(NULL, h[0].qp);
-	h[1].mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
-			     IBV_ACCESS_LOCAL_WRITE);
-	ASSERT_NE(NULL, h[1].mr);
-	qp_destroys = cmd_stat("DESTROY_QP", 1);
-	mr_deregs = cmd_stat("DEREG_MR", 1);
-	timeouts = cmd_stat(NULL, 3);
-	ASSERT_LE(0, qp_destroys);
-	ASSERT_LE(0, mr_deregs);
-	ASSERT_EQ(0, timeouts);
+	ASSERT_EQ(0, cmd_stat(NULL, 3));
+	start_held_destroys(_metadata, self, &t0);
 
-	ASSERT_EQ(0, set_knob("fault_defer_hold", true));
-	self->held = true;
-	t0 = sroce_now_ms();
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL,
-					    held_destroy_run, &h[i]));
-	/* Both posted: the firmware executes commands in order. */
-	while ((cmd_stat("DESTROY_QP", 1) == qp_destroys ||
-		cmd_stat("DEREG_MR", 1) == mr_deregs) &&
-	       sroce_now_ms() - t0 < EVENT_WAIT_MS)
-		usleep(1000);
-	ASSERT_LT(qp_destroys, cmd_stat("DESTROY_QP", 1));
-	ASSERT_LT(mr_deregs, cmd_stat("DEREG_MR", 1));
-
-	/*
-	 * Commands posted behind them complete; a few rounds, well inside
-	 * the held commands' own timeout.
-	 */
+	/* Verbs behind them complete: a few rounds, inside HOLD_MAX_MS. */
 	do {
 		struct ibv_pd *pd = ibv_alloc_pd(self->ctx);
 		struct ibv_cq *cq;
@@ -258,22 +278,25 @@ TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
 		ASSERT_EQ(0, ibv_dealloc_pd(pd));
 		ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 		rounds++;
-	} while (rounds < 5 && sroce_now_ms() - t0 < FAST_MAX_MS);
-	EXPECT_FALSE(held_destroy_done(&h[0])) TH_LOG("DESTROY_QP was not held");
-	EXPECT_FALSE(held_destroy_done(&h[1])) TH_LOG("DEREG_MR was not held");
+	} while (rounds < 5 && sroce_now_ms() - t0 < HOLD_MAX_MS);
+	EXPECT_FALSE(held_destroy_done(&held[0]))
+		TH_LOG("DESTROY_QP was not held");
+	EXPECT_FALSE(held_destroy_done(&held[1]))
+		TH_LOG("DEREG_MR was not held");
 	TH_LOG("%u rounds of 5 verbs while the destroys were held, %llu ms",
 	       rounds, (unsigned long long)(sroce_now_ms() - t0));
 
 	ASSERT_EQ(0, set_knob("fault_defer_hold", false));
 	self->held = false;
 	t0 = sroce_now_ms();
-	while ((!held_destroy_done(&h[0]) || !held_destroy_done(&h[1])) &&
+	while ((!held_destroy_done(&held[0]) ||
+		!held_destroy_done(&held[1])) &&
 	       sroce_now_ms() - t0 < EVENT_WAIT_MS)
 		usleep(1000);
 	for (i = 0; i < 2; i++) {
-		ASSERT_TRUE(held_destroy_done(&h[i]));
-		ASSERT_EQ(0, pthread_join(h[i].thread, NULL));
-		EXPECT_EQ(0, h[i].rc);
+		ASSERT_TRUE(held_destroy_done(&held[i]));
+		ASSERT_EQ(0, pthread_join(held[i].thread, NULL));
+		EXPECT_EQ(0, held[i].rc);
 	}
 	EXPECT_EQ(0, cmd_stat(NULL, 3));
 	EXPECT_EQ(0, ibv_query_port(self->ctx, 1, &port));
@@ -286,11 +309,23 @@ TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
 	struct pollfd pfd;
 	uint64_t t0, dt;
 	struct ibv_pd *pd;
-	bool fatal = false;
+	bool fatal = false, held_destroys;
+	unsigned int i;
 	int rc;
 
 	/* Alive: a verb that needs the firmware answers. */
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+
+	/*
+	 * A DESTROY_QP and a DEREG_MR whose ends are held go down with the
+	 * device: the first of them to time out kills it, and detach (the
+	 * wrapper's rdma link del) finishes them without completions.
+	 */
+	held_destroys = !set_knob("fault_defer_hold", false);
+	if (held_destroys)
+		start_held_destroys(_metadata, self, &t0);
+	else
+		TH_LOG("no fault_defer_hold knob: no destroy held at death");
 
 	ASSERT_EQ(0, set_stall(true));
 	self->stalled = true;
@@ -338,6 +373,17 @@ TEST_F_TIMEOUT(dev, stalled_firmware_is_fatal, 120)
 	dt = sroce_now_ms() - t0;
 	EXPECT_GE(FAST_MAX_MS, dt) TH_LOG("verbs on the dead device took %llu ms",
 					  (unsigned long long)dt);
+
+	/* The held destroys returned with the death (their memory is kept). */
+	t0 = sroce_now_ms();
+	while (held_destroys && (!held_destroy_done(&held[0]) ||
+				 !held_destroy_done(&held[1])) &&
+	       sroce_now_ms() - t0 < EVENT_WAIT_MS)
+		usleep(1000);
+	for (i = 0; held_destroys && i < 2; i++) {
+		ASSERT_TRUE(held_destroy_done(&held[i]));
+		ASSERT_EQ(0, pthread_join(held[i].thread, NULL));
+	}
 }
 
 TEST_HARNESS_MAIN

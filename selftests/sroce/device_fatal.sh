@@ -6,8 +6,9 @@
 # firmware's command processor through debugfs fault_cmd_stall with
 # objects in use, and checks that the next verb fails after the command
 # timeout, IBV_EVENT_DEVICE_FATAL arrives, later verbs fail at once and
-# the objects can still be destroyed; before that, that destroys whose
-# end the firmware holds (fault_defer_hold) hold up no other command. Here: the driver logged the death
+# the objects can still be destroyed. Before that it checks that destroys
+# whose end the firmware holds (fault_defer_hold) hold up no other
+# command; two such destroys are still held when the device dies. Here: the driver logged the death
 # and kept the memory of the objects whose destroy failed until the
 # firmware was detached, `rdma link del` removes the dead device, and a
 # second dead device goes with module unload (then the module is loaded

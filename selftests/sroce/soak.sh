@@ -225,7 +225,7 @@ ktap_diag "soak: $rounds rounds, $total_ops ops, $total_bytes bytes verified, $t
 # processes come in bursts), and whether any timed out.
 for f in /sys/kernel/debug/sroce/*/cmd_stats; do
 	[ -r "$f" ] || continue
-	ktap_diag "$(basename "$(dirname "$f")"): $(awk 'NR > 1 {
+	ktap_diag "$(basename "$(dirname "$f")"): $(awk 'BEGIN { cmd = "none" } NR > 1 {
 		if ($5 > max) { max = $5; cmd = $1 }
 		timeouts += $4
 	} END { printf "slowest command %s, %d us; %d timed out", cmd, max, timeouts }' "$f")"
