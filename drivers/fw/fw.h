@@ -7,7 +7,6 @@
 #ifndef SROCE_FW_H
 #define SROCE_FW_H
 
-#include <linux/completion.h>
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/list.h>
@@ -392,20 +391,16 @@ static_assert(SROCE_FW_DEFERRED >= SROCE_FW_NUM_STATUS);
  * period: DESTROY_QP, DEREG_MR and DEALLOC_MW make their object unreachable
  * at once and free it once no RCU reader can hold it, without holding up
  * the commands behind them
- * @work: runs after the grace period and hands @node to the command
- *	  processor
- * @node: entry in the function's deferred_ready list (and in detach's
- *	  list of the QPs it frees)
- * @fw: the function
+ * @node: entry in the function's deferred_waiting list, then in its
+ *	  deferred_ready list (and in detach's list of the QPs it frees)
  * @finish: frees the object, in the command processor; returns the
  *	    command's status
  * @cmd_id: the command's id, for its completion (which has no payload)
  */
 struct sroce_fw_deferred {
-	struct rcu_work work;
 	struct llist_node node;
-	struct sroce_fw_dev *fw;
-	u16 (*finish)(struct sroce_fw_deferred *d);
+	u16 (*finish)(struct sroce_fw_dev *fw,
+		      struct sroce_fw_deferred *d);
 	u16 cmd_id;
 };
 
@@ -849,11 +844,12 @@ struct sroce_fw_cc {
  * @sq_head: next command to execute; owned by @cmd_work
  * @cq_tail: next completion slot; owned by @cmd_work
  * @cmd_id: id of the command executing; owned by @cmd_work
+ * @deferred_waiting: deferred command ends waiting for a grace period
+ *		      (lockless list, added to by @cmd_work)
+ * @deferred_work: waits for one grace period for all of @deferred_waiting
+ *		   at a time, then moves them to @deferred_ready
  * @deferred_ready: deferred command ends whose grace period is over, for
  *		    @cmd_work to finish and complete (lockless list)
- * @deferred_waiting: deferred command ends still waiting for their grace
- *		      period, plus one until sroce_fw_detach()
- * @deferred_idle: completed when @deferred_waiting drops to zero
  * @eq_lock: protects @eq_tail, @eq_backlog, @stopped, writes to the event
  *	     ring and the fields of every struct sroce_fw_event_src; taken
  *	     with interrupts off, from any context (netdev notifier and
@@ -931,9 +927,9 @@ struct sroce_fw_dev {
 	u32 sq_head;
 	u32 cq_tail;
 	u16 cmd_id;
+	struct llist_head deferred_waiting;
+	struct work_struct deferred_work;
 	struct llist_head deferred_ready;
-	atomic_t deferred_waiting;
-	struct completion deferred_idle;
 
 	spinlock_t eq_lock; /* EQ ring, backlog, sources; irqsave, any ctx */
 	u32 eq_tail;
@@ -1003,7 +999,8 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw,
 void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
 			     struct sroce_fw_event_src *src);
 u16 sroce_fw_defer(struct sroce_fw_dev *fw, struct sroce_fw_deferred *d,
-		   u16 (*finish)(struct sroce_fw_deferred *d));
+		   u16 (*finish)(struct sroce_fw_dev *fw,
+				 struct sroce_fw_deferred *d));
 
 /* fw_port.c */
 struct sroce_fw_dev *sroce_fw_dev_by_gid(struct net *net,

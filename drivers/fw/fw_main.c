@@ -98,20 +98,25 @@ static bool sroce_fw_execute(struct sroce_fw_dev *fw,
 	return true;
 }
 
-/* A deferred end's grace period is over: hand it to the command processor. */
-static void sroce_fw_deferred_ready(struct work_struct *work)
+/*
+ * The grace-period waiter: one synchronize_rcu() for every end deferred
+ * so far (a burst of destroys shares it), then the command processor
+ * finishes them. It runs beside the command processor, which goes on
+ * executing the commands behind.
+ */
+static void sroce_fw_deferred_work(struct work_struct *work)
 {
-	struct sroce_fw_deferred *d = container_of(to_rcu_work(work),
-						   struct sroce_fw_deferred,
-						   work);
-	struct sroce_fw_dev *fw = d->fw;
+	struct sroce_fw_dev *fw = container_of(work, struct sroce_fw_dev,
+					       deferred_work);
+	struct llist_node *batch, *last;
 
-	/* @d may be freed from here on. */
-	llist_add(&d->node, &fw->deferred_ready);
-	queue_work(sroce_fw_wq, &fw->cmd_work);
-	/* The last touch of @fw: detach waits for this count to drop. */
-	if (atomic_dec_and_test(&fw->deferred_waiting))
-		complete(&fw->deferred_idle);
+	while ((batch = llist_del_all(&fw->deferred_waiting))) {
+		synchronize_rcu();
+		for (last = batch; last->next; last = last->next)
+			;
+		llist_add_batch(batch, last, &fw->deferred_ready);
+		queue_work(sroce_fw_wq, &fw->cmd_work);
+	}
 }
 
 /**
@@ -122,22 +127,21 @@ static void sroce_fw_deferred_ready(struct work_struct *work)
  *	    command processor once no RCU reader can hold the object
  *
  * For commands without a response payload whose handler has already made
- * its object unreachable. The commands behind it run meanwhile, so a
- * burst of destroys shares grace periods instead of waiting for one each;
+ * its object unreachable. The commands behind it run meanwhile, and the
+ * ends deferred while one grace period is awaited share the next one;
  * its completion may come after theirs.
  *
  * Context: a command handler, in the command processor.
  * Return: SROCE_FW_DEFERRED, for the handler to return.
  */
 u16 sroce_fw_defer(struct sroce_fw_dev *fw, struct sroce_fw_deferred *d,
-		   u16 (*finish)(struct sroce_fw_deferred *d))
+		   u16 (*finish)(struct sroce_fw_dev *fw,
+				 struct sroce_fw_deferred *d))
 {
-	d->fw = fw;
 	d->finish = finish;
 	d->cmd_id = fw->cmd_id;
-	atomic_inc(&fw->deferred_waiting);
-	INIT_RCU_WORK(&d->work, sroce_fw_deferred_ready);
-	queue_rcu_work(sroce_fw_wq, &d->work);
+	llist_add(&d->node, &fw->deferred_waiting);
+	queue_work(sroce_fw_wq, &fw->deferred_work);
 	return SROCE_FW_DEFERRED;
 }
 
@@ -158,7 +162,7 @@ static bool sroce_fw_deferred_end(struct sroce_fw_dev *fw, bool reply)
 	ready = llist_del_all(&fw->deferred_ready);
 	llist_for_each_entry_safe(d, next, llist_reverse_order(ready), node) {
 		u16 cmd_id = d->cmd_id;
-		u16 status = d->finish(d);
+		u16 status = d->finish(fw, d);
 
 		if (reply) {
 			sroce_fw_complete(fw, cmd_id, status, NULL, 0);
@@ -436,9 +440,9 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	fw->irq = irq;
 	fw->irq_ctx = ctx;
 	INIT_WORK(&fw->cmd_work, sroce_fw_cmd_work);
+	init_llist_head(&fw->deferred_waiting);
+	INIT_WORK(&fw->deferred_work, sroce_fw_deferred_work);
 	init_llist_head(&fw->deferred_ready);
-	atomic_set(&fw->deferred_waiting, 1);
-	init_completion(&fw->deferred_idle);
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
 	sroce_fw_sched_init(fw);
 	sroce_fw_pfc_init(fw);
@@ -498,9 +502,9 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	sroce_fw_port_detach(fw);
 	/* A command still executing may defer its end: let it finish first. */
 	cancel_work_sync(&fw->cmd_work);
-	if (!atomic_dec_and_test(&fw->deferred_waiting))
-		wait_for_completion(&fw->deferred_idle);
-	/* Deferred ends queued it again; stopped, it returns at once. */
+	/* Then the grace period of every deferred end... */
+	flush_work(&fw->deferred_work);
+	/* ...which queued the command processor again; stopped, it returns. */
 	cancel_work_sync(&fw->cmd_work);
 	/* Their commands get no completion, their objects go. */
 	sroce_fw_deferred_end(fw, false);

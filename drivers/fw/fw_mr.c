@@ -178,10 +178,10 @@ err_free_k:
 }
 
 /* DEREG_MR's or DEALLOC_MW's end, a grace period after the erase. */
-static u16 sroce_fw_mkey_end(struct sroce_fw_deferred *d)
+static u16 sroce_fw_mkey_end(struct sroce_fw_dev *fw,
+			     struct sroce_fw_deferred *d)
 {
 	struct sroce_fw_mkey *k = container_of(d, struct sroce_fw_mkey, end);
-	struct sroce_fw_dev *fw = d->fw;
 	bool odp = k->type == SROCE_MR_ODP;
 	u32 index = k->key >> 8;
 

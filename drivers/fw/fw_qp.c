@@ -86,10 +86,10 @@ static void sroce_fw_qp_release(struct sroce_fw_qp *qp)
 }
 
 /* DESTROY_QP's end, a grace period after the QP became unreachable. */
-static u16 sroce_fw_qp_end(struct sroce_fw_deferred *d)
+static u16 sroce_fw_qp_end(struct sroce_fw_dev *fw,
+			   struct sroce_fw_deferred *d)
 {
 	struct sroce_fw_qp *qp = container_of(d, struct sroce_fw_qp, end);
-	struct sroce_fw_dev *fw = d->fw;
 	u32 qpn = qp->qpn;
 
 	sroce_fw_qp_release(qp);
