@@ -849,7 +849,8 @@ struct sroce_fw_cc {
  * @deferred_work: waits for one grace period for all of @deferred_waiting
  *		   at a time, then moves them to @deferred_ready
  * @deferred_ready: deferred command ends whose grace period is over, for
- *		    @cmd_work to finish and complete (lockless list)
+ *		    @cmd_work to finish and complete (lockless list; at
+ *		    detach, for sroce_fw_detach() once both works stopped)
  * @eq_lock: protects @eq_tail, @eq_backlog, @stopped, writes to the event
  *	     ring and the fields of every struct sroce_fw_event_src; taken
  *	     with interrupts off, from any context (netdev notifier and

@@ -100,7 +100,8 @@ static bool sroce_fw_execute(struct sroce_fw_dev *fw,
 
 /*
  * The grace-period waiter: one synchronize_rcu() for every end deferred
- * so far (a burst of destroys shares it), then the command processor
+ * so far (destroys issued at the same time share it; one caller's loop
+ * of destroys still waits for one each), then the command processor
  * finishes them. It runs beside the command processor, which goes on
  * executing the commands behind.
  */
