@@ -53,6 +53,14 @@ slab1=$(slab_kb)
 growth=$((slab1 - slab0))
 ktap_diag "SUnreclaim ${slab0} kB -> ${slab1} kB (${growth} kB over $cycles cycles)"
 # A leaked device with its queues is over 20 kB: 100 of them are 2 MB.
-ktap_check "no_slab_growth" [ $growth -lt 1024 ]
+# On the debug kernel KASAN's quarantine keeps freed objects (up to 1/32
+# of memory) and counts them as slab, so SUnreclaim grows with every free
+# (check-debug: 1500 kB); there leaks are kmemleak's, whose scan after the
+# run fails check-debug.
+if [ "$SROCE_DEBUG_KERNEL" = 1 ]; then
+	ktap_skip "no_slab_growth" "KASAN quarantine counts freed objects as slab; kmemleak checks for leaks"
+else
+	ktap_check "no_slab_growth" [ $growth -lt 1024 ]
+fi
 
 ktap_finish
