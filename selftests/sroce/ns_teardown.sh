@@ -29,9 +29,13 @@ udp_in() {
 udp6_in() {
 	nsx awk '/^Udp6InDatagrams/ { print $2 }' /proc/net/snmp6
 }
-in4=$(udp_in)
-in6=$(udp6_in)
-python3 - <<'EOF'
+# udp6_stat NAME: a counter of the namespace's /proc/net/snmp6
+udp6_stat() {
+	nsx awk -v n="$1" '$1 == n { print $2 }' /proc/net/snmp6
+}
+# send_burst: 20 datagrams to each group; sroce only consumes them
+send_burst() {
+	python3 - <<'EOF'
 import socket
 payload = bytes([0x64]) + bytes(43)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -45,14 +49,24 @@ s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 for _ in range(20):
     s6.sendto(payload, ('ff02::1%nt0', 4791))
 EOF
+}
 got_them() {
 	[ $(($(udp_in) - in4)) -ge 20 ] && [ $(($(udp6_in) - in6)) -ge 20 ]
 }
-if wait_until 10 got_them; then
+in4=$(udp_in)
+in6=$(udp6_in)
+# A burst sent before the new link's IPv6 is up on both ends is lost
+# (on the debug kernel, check-debug saw IPv6 +0 after one burst): bursts
+# until both families got one, for at most 20 s.
+for burst in 1 2 3 4 5 6 7 8 9 10; do
+	send_burst
+	wait_until 2 got_them && break
+done
+if got_them; then
 	ktap_pass "multicast_and_broadcast_reached_sroce"
 else
 	ktap_fail "multicast_and_broadcast_reached_sroce" \
-		"UDP in: IPv4 +$(($(udp_in) - in4)), IPv6 +$(($(udp6_in) - in6))"
+		"UDP in after $burst bursts: IPv4 +$(($(udp_in) - in4)), IPv6 +$(($(udp6_in) - in6)); Udp6NoPorts $(udp6_stat Udp6NoPorts), Ip6InMcastPkts $(udp6_stat Ip6InMcastPkts)"
 fi
 
 # Delete the namespace (two_hosts' cleanup would do it at exit).
