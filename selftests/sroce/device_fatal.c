@@ -92,33 +92,10 @@ static int set_stall(bool on)
 	return set_knob("fault_cmd_stall", on);
 }
 
-/*
- * Column @col (1: issued, 2: failed, 3: timeouts) of command @cmd in the
- * device's debugfs cmd_stats, or of all commands if @cmd is NULL.
- * Return: the count, or -1 if it cannot be read.
- */
-static long long cmd_stat(const char *cmd, int col)
+/* Column @col of command @cmd (NULL: all) in the device's cmd_stats. */
+static long long cmd_stat(const char *cmd, enum sroce_cmd_stat col)
 {
-	char path[256], line[256], name[64];
-	long long v[4], sum = 0;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), DEBUGFS_SROCE "/%s/cmd_stats",
-		 sroce_env("SROCE_DEV"));
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lld %lld %lld %lld", name, &v[0],
-			   &v[1], &v[2], &v[3]) != 5 ||
-		    (cmd && strcmp(name, cmd)))
-			continue;
-		sum += v[col - 1];
-		found = true;
-	}
-	fclose(f);
-	return found ? sum : -1;
+	return sroce_cmd_stat(sroce_env("SROCE_DEV"), cmd, col);
 }
 
 FIXTURE(dev) {
@@ -230,8 +207,8 @@ static void start_held_destroys(struct __test_metadata *_metadata,
 	held[1].mr = ibv_reg_mr(self->pd, self->buf, BUF_LEN,
 				IBV_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, held[1].mr);
-	qp_destroys = cmd_stat("DESTROY_QP", 1);
-	mr_deregs = cmd_stat("DEREG_MR", 1);
+	qp_destroys = cmd_stat("DESTROY_QP", SROCE_CMD_ISSUED);
+	mr_deregs = cmd_stat("DEREG_MR", SROCE_CMD_ISSUED);
 	ASSERT_LE(0, qp_destroys);
 	ASSERT_LE(0, mr_deregs);
 
@@ -241,12 +218,12 @@ static void start_held_destroys(struct __test_metadata *_metadata,
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, pthread_create(&held[i].thread, NULL,
 					    held_destroy_run, &held[i]));
-	while ((cmd_stat("DESTROY_QP", 1) == qp_destroys ||
-		cmd_stat("DEREG_MR", 1) == mr_deregs) &&
+	while ((cmd_stat("DESTROY_QP", SROCE_CMD_ISSUED) == qp_destroys ||
+		cmd_stat("DEREG_MR", SROCE_CMD_ISSUED) == mr_deregs) &&
 	       sroce_now_ms() - *t0 < HOLD_POST_MS)
 		usleep(1000);
-	ASSERT_LT(qp_destroys, cmd_stat("DESTROY_QP", 1));
-	ASSERT_LT(mr_deregs, cmd_stat("DEREG_MR", 1));
+	ASSERT_LT(qp_destroys, cmd_stat("DESTROY_QP", SROCE_CMD_ISSUED));
+	ASSERT_LT(mr_deregs, cmd_stat("DEREG_MR", SROCE_CMD_ISSUED));
 	/* Posted after them: the firmware executes commands in order. */
 	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 }
@@ -263,7 +240,7 @@ TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
 
 	if (set_knob("fault_defer_hold", false))
 		SKIP(return, "no fault_defer_hold knob");
-	ASSERT_EQ(0, cmd_stat(NULL, 3));
+	ASSERT_EQ(0, cmd_stat(NULL, SROCE_CMD_TIMEOUTS));
 	start_held_destroys(_metadata, self, &t0);
 
 	/* Verbs behind them complete: a few rounds, inside HOLD_MAX_MS. */
@@ -298,7 +275,7 @@ TEST_F_TIMEOUT(dev, held_destroy_holds_up_nothing, 120)
 		ASSERT_EQ(0, pthread_join(held[i].thread, NULL));
 		EXPECT_EQ(0, held[i].rc);
 	}
-	EXPECT_EQ(0, cmd_stat(NULL, 3));
+	EXPECT_EQ(0, cmd_stat(NULL, SROCE_CMD_TIMEOUTS));
 	EXPECT_EQ(0, ibv_query_port(self->ctx, 1, &port));
 }
 

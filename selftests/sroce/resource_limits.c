@@ -54,7 +54,6 @@
 #include "kselftest_harness.h"
 #include "sroce_test.h"
 
-#define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
 #define KIB		1024L
 #define MIB		(1024L * 1024)
 
@@ -464,41 +463,34 @@ static long read_long_file(const char *path)
 
 /* --- what the firmware holds ------------------------------------------- */
 
+/* Commands @cmd that succeeded, or -1 if cmd_stats has no such row. */
+static long long cmd_succeeded(const char *dev, const char *cmd)
+{
+	long long issued = sroce_cmd_stat(dev, cmd, SROCE_CMD_ISSUED);
+	long long failed = sroce_cmd_stat(dev, cmd, SROCE_CMD_FAILED);
+
+	return issued < 0 || failed < 0 ? -1 : issued - failed;
+}
+
 /*
  * Objects of each kind the firmware holds now: commands that created one
  * minus commands that destroyed one, from the driver's debugfs cmd_stats
  * (issued and failed per command since the device was created).
- * Return: 0, or a negative errno if cmd_stats cannot be read.
+ * Return: 0, or -EBADMSG if cmd_stats cannot be read or lacks a row.
  */
 static int fw_live(const char *dev, long live[OBJ_KINDS])
 {
-	char path[256], line[256], name[64];
-	long long issued, failed, timeouts, lat;
-	unsigned int seen = 0;
+	long long created, destroyed;
 	int k;
-	FILE *f;
 
-	snprintf(path, sizeof(path), DEBUGFS_SROCE "/%s/cmd_stats", dev);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	memset(live, 0, OBJ_KINDS * sizeof(live[0]));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lld %lld %lld %lld", name, &issued,
-			   &failed, &timeouts, &lat) != 5)
-			continue;
-		for (k = 0; k < OBJ_KINDS; k++) {
-			if (!strcmp(name, kinds[k].create_cmd)) {
-				live[k] += issued - failed;
-				seen++;
-			} else if (!strcmp(name, kinds[k].destroy_cmd)) {
-				live[k] -= issued - failed;
-				seen++;
-			}
-		}
+	for (k = 0; k < OBJ_KINDS; k++) {
+		created = cmd_succeeded(dev, kinds[k].create_cmd);
+		destroyed = cmd_succeeded(dev, kinds[k].destroy_cmd);
+		if (created < 0 || destroyed < 0)
+			return -EBADMSG;
+		live[k] = created - destroyed;
 	}
-	fclose(f);
-	return seen == 2 * OBJ_KINDS ? 0 : -EBADMSG;
+	return 0;
 }
 
 /*

@@ -92,6 +92,43 @@ static inline long long sroce_hw_counter(const char *dev, const char *name)
 	return v;
 }
 
+/* Columns of the driver's debugfs cmd_stats, after the command's name. */
+enum sroce_cmd_stat {
+	SROCE_CMD_ISSUED = 1,
+	SROCE_CMD_FAILED,
+	SROCE_CMD_TIMEOUTS,
+};
+
+/*
+ * Column @col of firmware command @cmd (its name, e.g. "DESTROY_QP") in
+ * device @dev's debugfs cmd_stats, or the sum over all commands if @cmd
+ * is NULL. Return: the count, or -1 if the file or the row is missing.
+ */
+static inline long long sroce_cmd_stat(const char *dev, const char *cmd,
+				       enum sroce_cmd_stat col)
+{
+	char path[256], line[256], name[64];
+	long long v[4], sum = 0;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sroce/%s/cmd_stats",
+		 dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld %lld %lld %lld", name, &v[0],
+			   &v[1], &v[2], &v[3]) != 5 ||
+		    (cmd && strcmp(name, cmd)))
+			continue;
+		sum += v[col - 1];
+		found = 1;
+	}
+	fclose(f);
+	return found ? sum : -1;
+}
+
 /* The device called @name, opened; NULL if libibverbs has none. */
 static inline struct ibv_context *sroce_open_device(const char *name)
 {
