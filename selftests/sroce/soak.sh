@@ -77,17 +77,20 @@ churn_pid=
 # devices (with storm's transport timeout, so that a flap does not fail
 # its QPs), killed with SIGKILL as soon as the client's QP is in RTS, then
 # the next; "KILLED ATTEMPTS" in $work/kills, the last pair's output in
-# $work/srv and $work/cli.
+# $work/srv and $work/cli. perftest refuses a port that is down, so a
+# pair starts only once both ports are ACTIVE (after the flap).
 churn() {
 	local srv cli kills=0 attempts=0
 	# Also ends if the work directory is gone (the test is exiting).
 	while [ -d "$work" ] && [ ! -e "$work/churn_stop" ]; do
+		wait_until "$start_secs" active_or_stopping
+		[ -e "$work/churn_stop" ] && break
 		attempts=$((attempts + 1))
 		ip netns exec "$NS" ib_send_bw -d "$DEV1" -x "$G1" -F -D 600 \
 			-u $timeout_exp -p $port >"$work/srv" 2>&1 &
 		srv=$!
-		if wait_until "$start_secs" listening_or_stopping &&
-		   [ ! -e "$work/churn_stop" ]; then
+		if wait_until "$start_secs" listening_or_stopping "$srv" &&
+		   [ ! -e "$work/churn_stop" ] && ! pid_gone "$srv"; then
 			ib_send_bw -d "$DEV0" -x "$G0" -F -D 600 \
 				-u $timeout_exp -p $port 10.90.0.2 \
 				>"$work/cli" 2>&1 &
@@ -99,7 +102,9 @@ churn() {
 		fi
 		kill -9 "$srv" 2>/dev/null
 		wait "$srv" 2>/dev/null
-		echo "$kills $attempts" >"$work/kills"
+		# Renamed into place: a reader never sees a half-written file.
+		echo "$kills $attempts" >"$work/kills.new" &&
+			mv -f "$work/kills.new" "$work/kills"
 	done
 }
 
@@ -113,8 +118,19 @@ qp_in_rts() {
 rts_or_stopping() {
 	[ -e "$work/churn_stop" ] || pid_gone "$1" || qp_in_rts "$1"
 }
+# A server that gave up (the port went down under it) is not waited for.
 listening_or_stopping() {
-	[ -e "$work/churn_stop" ] || listening "$NS" $port
+	[ -e "$work/churn_stop" ] || pid_gone "$1" || listening "$NS" $port
+}
+active_or_stopping() {
+	[ -e "$work/churn_stop" ] || ports_are ACTIVE
+}
+
+# churn_killed_one: the loop has killed a pair in RTS this round
+churn_killed_one() {
+	local k=0
+	[ -e "$work/kills" ] && read -r k _ <"$work/kills"
+	[ "${k:-0}" -gt 0 ]
 }
 
 churn_exited() {
@@ -191,6 +207,9 @@ for (( r = 1; r <= rounds; r++ )); do
 			case_why+=" the outage lasted $ms ms, the retry budget is $budget ms;"
 	fi
 	storm_wait $(( round_secs + (budget + slack_ms) / 1000 + 120 ))
+	# A pair started during the flap fails; the round ends once one has
+	# reached RTS, or after start_secs.
+	wait_until "$start_secs" churn_killed_one
 	churn_stop
 	# Zero errors: no QP fails (storm without -E exits non-zero if one
 	# does), and the ports agree.
