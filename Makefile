@@ -54,6 +54,9 @@
 #   make hostile-long     hostile_rings over HOSTILE_SEEDS seeds and
 #                         rx_malformed with FUZZ_COUNT packets per storm,
 #                         on the debug kernel (HOSTILE_KVER)
+#   make teardown-long    teardown_races, TEARDOWN_ROUNDS (100) rounds of
+#                         each of TEARDOWN_SCENARIOS, on the debug kernel
+#                         (TEARDOWN_KVER)
 #   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
 #                         one guest boot (run it on a quiet host);
 #                         BENCH_ARGS="--reps 7" for more repetitions
@@ -102,7 +105,7 @@ VM_TIMEOUT ?= 2400
 RESULTS := $(BUILD)/results
 KSFT_DIR := $(BUILD)/ksft
 
-.PHONY: soak hostile-long all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
+.PHONY: soak hostile-long teardown-long all deb deps bench debug-kernel check-debug fuzz module modules-all modules-roots roots lint unit selftests check check-guest upstream-rdma \
 	check-interop check-smoke check-package check-full compat-table demo demo-run cc-testbed dkms-build clean
 
 all: module
@@ -294,6 +297,25 @@ hostile-long: selftests
 			$(KSFT_DIR)/sroce/rx_malformed.sh || rc=1; \
 		exit $$rc' || rc=$$?; \
 	echo "== hostile-long: $$kver, $(HOSTILE_SEEDS) seeds from $(HOSTILE_SEED), $(FUZZ_COUNT) packets per storm, status $$rc, $$(($$(date +%s) - t0)) s"; \
+	exit $$rc
+
+# Teardown during traffic at length: teardown_races.sh, TEARDOWN_ROUNDS
+# rounds of each scenario in TEARDOWN_SCENARIOS (default all five), on
+# TEARDOWN_KVER (default: the debug kernel, where a round takes about 22 s
+# and the run ends with the leak scan).
+TEARDOWN_ROUNDS ?= 100
+TEARDOWN_SCENARIOS ?= kill9 link_del netdev_del netns_del rmmod
+TEARDOWN_KVER ?=
+teardown-long: selftests
+	@set -e; $(call lane_kernel,$(TEARDOWN_KVER)); \
+	out=$(RESULTS)/teardown-$$kver; rm -rf $$out && mkdir -p $$out; \
+	secs=$$(( $(TEARDOWN_ROUNDS) * $(words $(TEARDOWN_SCENARIOS)) * 45 + 600 )); \
+	t0=$$(date +%s); rc=0; \
+	$(VM) -k $$kver -m 3072 -t $$(( secs + 1200 )) --out $$out -- bash -c " \
+		TEARDOWN_ROUNDS=$(TEARDOWN_ROUNDS) TEARDOWN_SCENARIOS='$(TEARDOWN_SCENARIOS)' \
+		$(TOP)/selftests/run.sh --timeout=$$secs \
+			--only=teardown_races.sh $(KSFT_DIR)" || rc=$$?; \
+	echo "== teardown-long: $$kver, $(TEARDOWN_ROUNDS) rounds of $(TEARDOWN_SCENARIOS), status $$rc, $$(($$(date +%s) - t0)) s"; \
 	exit $$rc
 
 # sroce against rdma_rxe on the wire: two 6.1 guests joined by a QEMU
