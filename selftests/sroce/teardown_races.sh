@@ -231,6 +231,14 @@ ktap_diag "SUnreclaim: $slab0 kB before, $slab1 kB after; total $(( $(now_ms) - 
 # rounds on Debian's 6.1), plus 4 KiB a round: a coarse bound; the debug
 # kernel's kmemleak scan after the run sees single objects.
 allowed=$((1024 + 4 * rounds * $(wc -w <<<"$scenarios")))
+# On the debug kernel KASAN's quarantine keeps freed objects (up to 1/32
+# of memory) counted as slab: 4.7 MB after 200 rounds there, with
+# kmemleak finding nothing. There leaks are kmemleak's (sroce-vm scans
+# after the run and fails it on one); the bound applies elsewhere.
+if [ "$SROCE_DEBUG_KERNEL" = 1 ]; then
+	ktap_diag "slab growth not bounded on the debug kernel (KASAN quarantine); kmemleak checks for leaks"
+	allowed=$((slab1 - slab0))
+fi
 if [ $((slab1 - slab0)) -le $allowed ] && [ "$(sroce_devices)" = 0 ] &&
 	[ "$(refcnt)" = 0 ]; then
 	ktap_pass "nothing_left_behind"
