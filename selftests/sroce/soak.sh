@@ -7,7 +7,8 @@
 # list (loss, bursts, reordering, duplicates, corruption, delay, all of
 # them, none), with a carrier flap shorter than the retry budget in the
 # middle of it, while beside it an ib_send_bw pair is started, killed
-# with SIGKILL once its QP is in RTS, and started again, without pause.
+# with SIGKILL once its QP is in RTS, and started again as soon as both
+# ports are up.
 #
 # Each round (a KTAP line) must end with storm's exit status 0, bytes
 # verified, no QP error (none counted by the ports either), and at least
@@ -100,6 +101,8 @@ churn() {
 			kill -9 "$cli" 2>/dev/null
 			wait "$cli" 2>/dev/null
 		fi
+		# A server that gave up at once is not restarted in a busy loop.
+		pid_gone "$srv" && [ ! -e "$work/churn_stop" ] && nap 1
 		kill -9 "$srv" 2>/dev/null
 		wait "$srv" 2>/dev/null
 		# Renamed into place: a reader never sees a half-written file.
@@ -113,8 +116,9 @@ qp_in_rts() {
 	rdma resource show qp 2>/dev/null | grep "pid $1 " | grep -q "state RTS"
 }
 
-# The round's end does not wait for a pair still starting, nor anything
-# for a client that gave up (it cannot connect during a flap, say).
+# Once the round's end is asked for, nothing waits for a pair still
+# starting; a client that gave up (it cannot connect during a flap, say)
+# is not waited for at all.
 rts_or_stopping() {
 	[ -e "$work/churn_stop" ] || pid_gone "$1" || qp_in_rts "$1"
 }
@@ -138,7 +142,7 @@ churn_exited() {
 }
 
 churn_start() {
-	rm -f "$work/churn_stop" "$work/kills"
+	rm -f "$work/churn_stop" "$work/kills" "$work/srv" "$work/cli"
 	churn &
 	churn_pid=$!
 }
