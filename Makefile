@@ -111,6 +111,9 @@ KSFT_DIR := $(BUILD)/ksft
 all: module
 
 # A kernel the host has no headers for is built in the suite root that has.
+# Kbuild gets one job per CPU unless the caller chose its own -j (a second
+# -j in a sub-make would reset the caller's jobserver).
+module_jobs = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc))
 module:
 ifneq ($(ROOT_SUITE),)
 	$(TOP)/tools/roots/sroce-chroot $(ROOT_SUITE) $(MAKE) --no-print-directory \
@@ -121,7 +124,7 @@ else
 	@# A link farm of the tree; files removed since the last build dangle.
 	@cd $(OBJDIR) && cp -rsf $(TOP)/Kbuild $(TOP)/drivers $(TOP)/include . && \
 		find drivers include -xtype l -delete
-	$(MAKE) -C $(KDIR) M=$(OBJDIR) modules
+	$(MAKE) $(module_jobs) -C $(KDIR) M=$(OBJDIR) modules
 	@echo "built $(OBJDIR)/sroce.ko"
 endif
 
