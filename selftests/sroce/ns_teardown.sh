@@ -26,12 +26,12 @@ ip addr add fd86::1/64 dev nt0 nodad
 udp_in() {
 	nsx awk '/^Udp: [0-9]/ { print $2; exit }' /proc/net/snmp
 }
-udp6_in() {
-	nsx awk '/^Udp6InDatagrams/ { print $2 }' /proc/net/snmp6
-}
 # udp6_stat NAME: a counter of the namespace's /proc/net/snmp6
 udp6_stat() {
 	nsx awk -v n="$1" '$1 == n { print $2 }' /proc/net/snmp6
+}
+udp6_in() {
+	udp6_stat Udp6InDatagrams
 }
 # send_burst: 20 datagrams to each group; sroce only consumes them
 send_burst() {

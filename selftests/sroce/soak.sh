@@ -130,11 +130,16 @@ active_or_stopping() {
 	[ -e "$work/churn_stop" ] || ports_are ACTIVE
 }
 
+# churn_counts: kills and attempts of this round's loop so far
+churn_counts() {
+	kills=0 attempts=0
+	[ -e "$work/kills" ] && read -r kills attempts <"$work/kills"
+}
+
 # churn_killed_one: the loop has killed a pair in RTS this round
 churn_killed_one() {
-	local k=0
-	[ -e "$work/kills" ] && read -r k _ <"$work/kills"
-	[ "${k:-0}" -gt 0 ]
+	churn_counts
+	[ "$kills" -gt 0 ]
 }
 
 churn_exited() {
@@ -157,8 +162,7 @@ churn_stop() {
 	fi
 	wait "$churn_pid" 2>/dev/null
 	churn_pid=
-	kills=0 attempts=0
-	[ -e "$work/kills" ] && read -r kills attempts <"$work/kills"
+	churn_counts
 }
 
 # unreclaimable_kb: SUnreclaim + VmallocUsed
