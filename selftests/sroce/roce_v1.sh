@@ -101,6 +101,12 @@ malformed() {
 	grep -qi "malformed" "$decoded"
 }
 if malformed; then
+	# Which frames, and what tshark made of them: the failure must say.
+	tshark -r "$cap" --disable-protocol rpcordma \
+		-Y "eth.type == 0x8915 && _ws.malformed" -T fields \
+		-e frame.number -e frame.len -e frame.protocols -e infiniband.bth.opcode \
+		-e _ws.expert.message 2>/dev/null | head -n 8 |
+		while read -r line; do ktap_diag "malformed: $line"; done
 	ktap_fail tshark_no_malformed "$(grep -ci malformed "$decoded") malformed"
 else
 	ktap_pass tshark_no_malformed
