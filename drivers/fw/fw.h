@@ -784,6 +784,7 @@ struct sroce_fw_reply {
  *	      runs its turn once the QP's lock is released. Cleared by the
  *	      responder's direct turn, which sent what was owed or queued
  *	      the rest
+ * @internal: it came by the internal loopback and carries no ICRC
  */
 struct sroce_fw_pkt {
 	struct sk_buff *skb;
@@ -797,6 +798,7 @@ struct sroce_fw_pkt {
 	bool ce;
 	u8 saddr[SROCE_GID_LEN];
 	struct sroce_fw_qp *ready_qp;
+	bool internal;
 };
 
 /**
@@ -1243,11 +1245,47 @@ void sroce_fw_sq_drain_check(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
 u16 sroce_fw_qp_sport(u32 qpn);
 
 /* fw_tx.c */
+
+/**
+ * struct sroce_fw_train - packets of a QP's turn leaving as one skb
+ * @skb: the packets so far, back to back from the first BTH; NULL when
+ *	 the train is empty
+ * @path: where they go
+ * @seg_len: length of each packet, BTH through ICRC; only the last may be
+ *	     shorter, and a shorter one ends the train
+ * @segs: packets in @skb
+ * @room: packets @skb has room for
+ * @open_len: @skb->len before the packet being built
+ *
+ * Lives on the stack of the function that spends a turn, under the QP's
+ * lock, and is sent (sroce_fw_train_send()) before that function returns:
+ * no packet of the QP may leave while an earlier one waits in a train.
+ */
+struct sroce_fw_train {
+	struct sk_buff *skb;
+	struct sroce_fw_path path;
+	u32 seg_len;
+	u32 open_len;
+	u16 segs;
+	u16 room;
+};
+
+static inline void sroce_fw_train_init(struct sroce_fw_train *t)
+{
+	t->skb = NULL;
+}
+
 struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 				  const struct sroce_roce_fields *f,
 				  u8 **payload);
-int sroce_fw_tx(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-		struct sk_buff *skb, const struct sroce_fw_path *path);
+int sroce_fw_tx_begin(struct sroce_fw_dev *fw, struct sroce_fw_train *t,
+		      const struct sroce_fw_path *path,
+		      const struct sroce_roce_fields *f, u32 more,
+		      u8 **payload);
+void sroce_fw_tx_commit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			struct sroce_fw_train *t);
+void sroce_fw_tx_cancel(struct sroce_fw_train *t);
+void sroce_fw_train_send(struct sroce_fw_dev *fw, struct sroce_fw_train *t);
 int sroce_fw_tx_ctrl(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		     const struct sroce_fw_path *path);
 bool sroce_fw_qp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
@@ -1352,6 +1390,9 @@ int sroce_fw_net_init(void);
 void sroce_fw_net_exit(void);
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		  const struct sroce_fw_path *path);
+int sroce_fw_xmit_train(struct sroce_fw_dev *fw, struct sk_buff *skb,
+			const struct sroce_fw_path *path, u32 seg_len,
+			u16 segs);
 void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb);
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
 			const u16 *quanta);

@@ -117,14 +117,16 @@ static u16 sroce_fw_skb_vlan(const struct sk_buff *skb)
 
 /*
  * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
- * from @l3 (the last 4 are the ICRC), parse the transport headers, count,
- * hand it to its QP, then send whatever it made ready. Under RCU.
+ * from @l3 (the last 4 are the ICRC; none came by the internal loopback),
+ * parse the transport headers, count, hand it to its QP, then send
+ * whatever it made ready. Under RCU.
  */
 static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 				struct sroce_fw_pkt *pkt, const u8 *l3,
 				unsigned int len, unsigned int l3_type)
 {
-	if (pkt->len < 4 || sroce_icrc_verify(l3, len - 4, l3_type)) {
+	if (pkt->len < 4 ||
+	    (!pkt->internal && sroce_icrc_verify(l3, len - 4, l3_type))) {
 		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
 	} else if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
 		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
@@ -153,6 +155,7 @@ struct sroce_fw_rx_cb {
 	u8 net_type;
 	u8 tclass;
 	bool ce;
+	bool internal;
 };
 
 static struct sroce_fw_rx_cb *sroce_fw_rx_cb(struct sk_buff *skb)
@@ -209,6 +212,7 @@ static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
 	cb->net_type = pkt->net_type;
 	cb->tclass = pkt->tclass;
 	cb->ce = pkt->ce;
+	cb->internal = pkt->internal;
 	/* What the wire carried: the Ethernet header and the L3 packet. */
 	sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
 			     ETH_HLEN + len, pkt->net_type != SROCE_NET_ROCE_V1 &&
@@ -236,6 +240,7 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 	pkt.vlan_id = cb->vlan_id;
 	pkt.tclass = cb->tclass;
 	pkt.ce = cb->ce;
+	pkt.internal = cb->internal;
 	if (cb->l3_type == SROCE_L3_IPV4) {
 		const struct iphdr *ip = (const struct iphdr *)l3;
 
@@ -251,8 +256,12 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 	consume_skb(skb);
 }
 
-/* Consumes @skb; its data starts at the UDP header. */
-static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
+/*
+ * Consumes @skb; its data starts at the UDP header. @internal: it came by
+ * the internal loopback, built by this firmware, and has no ICRC.
+ */
+static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
+			   bool internal)
 {
 	struct sroce_fw_pkt pkt = {};
 	struct sroce_fw_dev *fw;
@@ -282,6 +291,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	}
 	l3_len = (u8 *)uh - l3;
 	pkt.skb = skb;
+	pkt.internal = internal;
 	pkt.hdr = (u8 *)(uh + 1);
 	pkt.len = udp_len - sizeof(*uh);
 	pkt.net_type = l3_type == SROCE_L3_IPV4 ? SROCE_NET_IPV4 :
@@ -293,7 +303,8 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb)
 	if (sroce_fw_gid_is_mcast(pkt.dgid)) {
 		/* For the groups' QPs, in every function that has the group. */
 		if (pkt.len < 4 ||
-		    sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type) ||
+		    (!internal &&
+		     sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) ||
 		    sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info) ||
 		    !sroce_fw_mcast_rx(net, &pkt))
 			atomic64_inc(&sroce_fw_rx_no_device);
@@ -315,6 +326,110 @@ malformed:
 	atomic64_inc(&sroce_fw_rx_unparsable);
 drop:
 	kfree_skb(skb);
+}
+
+/*
+ * A train as the internal loopback hands it over: its IP and UDP headers
+ * once, then packets of one length (the last maybe shorter) back to back,
+ * linear, without ICRCs.
+ */
+struct sroce_fw_rx_train {
+	struct sk_buff *skb;
+	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
+	unsigned int l3_len;
+	unsigned int l3_type;
+	u16 first_id;
+};
+
+/* Packet @index of train @t, @len bytes at @pkt, as a datagram of its own. */
+static struct sk_buff *sroce_fw_train_seg_copy(struct sroce_fw_rx_train *t,
+					       u16 index, const u8 *pkt,
+					       u32 len)
+{
+	struct sk_buff *skb = alloc_skb(t->l3_len + len, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	sroce_train_seg_hdr(t->hdr, t->l3_len, t->l3_type, t->first_id,
+			    index, len);
+	skb_put_data(skb, t->hdr, t->l3_len);
+	skb_put_data(skb, pkt, len);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, t->l3_len - sizeof(struct udphdr));
+	skb->protocol = t->skb->protocol;
+	skb_pull(skb, t->l3_len - sizeof(struct udphdr));
+	return skb;
+}
+
+/*
+ * Deliver the packets of a train that came by the internal loopback where
+ * they lie, without an skb each, unless the port's buffers hold packets
+ * (each needs one there). Consumes @skb.
+ */
+static void sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
+			      u32 seg_len, u16 segs)
+{
+	u8 *l3 = skb_network_header(skb);
+	u8 *pkt = skb_transport_header(skb) + sizeof(struct udphdr);
+	u32 left = skb_tail_pointer(skb) - pkt, len;
+	struct sroce_fw_pkt tmpl = {}, p;
+	struct sroce_fw_rx_train t;
+	struct sroce_fw_dev *fw;
+	u16 i;
+
+	t.skb = skb;
+	t.l3_len = pkt - l3;
+	t.first_id = 0;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		t.l3_type = SROCE_L3_IPV4;
+		tmpl.net_type = SROCE_NET_IPV4;
+		t.first_id = ntohs(ip_hdr(skb)->id);
+	} else {
+		t.l3_type = SROCE_L3_IPV6;
+		tmpl.net_type = SROCE_NET_IPV6;
+	}
+	if (WARN_ON_ONCE(t.l3_len > sizeof(t.hdr))) {
+		kfree_skb(skb);
+		return;
+	}
+	memcpy(t.hdr, l3, t.l3_len);
+	tmpl.skb = skb;
+	tmpl.internal = true;
+	tmpl.vlan_id = SROCE_VLAN_NONE;
+	sroce_fw_pkt_from_ip(skb, &tmpl);
+
+	rcu_read_lock();
+	fw = sroce_fw_dev_by_gid(net, tmpl.dgid, SROCE_GID_ROCE_V2,
+				 &tmpl.vlan_id);
+	if (!fw) {
+		atomic64_add(segs, &sroce_fw_rx_no_device);
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return;
+	}
+	for (i = 0; i < segs && left; i++, pkt += len, left -= len) {
+		len = min(seg_len, left);
+		if (unlikely(sroce_fw_rxbuf_on(fw))) {
+			struct sk_buff *one;
+
+			/*
+			 * The loopback's transmit half found no memory, as
+			 * it counts a copy it cannot make (tx_no_mem).
+			 */
+			one = sroce_fw_train_seg_copy(&t, i, pkt, len);
+			if (one)
+				sroce_fw_rx_v2(net, one, true);
+			else
+				sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
+			continue;
+		}
+		p = tmpl;
+		p.hdr = pkt;
+		p.len = len;
+		sroce_fw_rx_deliver(fw, &p, l3, t.l3_len + len, t.l3_type);
+	}
+	rcu_read_unlock();
+	consume_skb(skb);
 }
 
 /* Whether a RoCE v1 frame came in on @fw's netdev or a VLAN of it. */
@@ -421,9 +536,14 @@ static struct packet_type sroce_fw_pause_packet_type = {
 	.func = sroce_fw_rx_pause,
 };
 
+/*
+ * A peer's train arrives cut into its packets: the UDP stack segments a
+ * GSO datagram for a socket with an encapsulation handler before the
+ * handler sees it (udp_unexpected_gso()).
+ */
 static int sroce_fw_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	sroce_fw_rx_v2(sock_net(sk), skb);
+	sroce_fw_rx_v2(sock_net(sk), skb, false);
 	return 0;
 }
 
@@ -554,12 +674,13 @@ static struct net_device *sroce_fw_path_dev(struct sroce_fw_dev *fw,
 }
 
 /*
- * Put the IPv4 header of @path in front of the UDP datagram in @skb and
- * write the ICRC. @frag_off: DF or nothing.
+ * Put the IPv4 header of @path in front of the UDP datagram in @skb.
+ * @frag_off: DF or nothing. @segs: datagrams it will be cut into, each
+ * taking the next IP ID.
  */
-static int sroce_fw_push_ipv4(struct net *net, struct sk_buff *skb,
-			      const struct sroce_fw_path *path,
-			      __be16 frag_off)
+static void sroce_fw_push_ipv4(struct net *net, struct sk_buff *skb,
+			       const struct sroce_fw_path *path,
+			       __be16 frag_off, u16 segs)
 {
 	struct iphdr *iph;
 
@@ -575,15 +696,14 @@ static int sroce_fw_push_ipv4(struct net *net, struct sk_buff *skb,
 	iph->protocol = IPPROTO_UDP;
 	memcpy(&iph->saddr, path->sgid + 12, 4);
 	memcpy(&iph->daddr, path->dgid + 12, 4);
-	ip_select_ident(net, skb, NULL);
+	ip_select_ident_segs(net, skb, NULL, segs);
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
-	return sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV4);
 }
 
 /* The same with an IPv6 header. */
-static int sroce_fw_push_ipv6(struct sk_buff *skb,
-			      const struct sroce_fw_path *path)
+static void sroce_fw_push_ipv6(struct sk_buff *skb,
+			       const struct sroce_fw_path *path)
 {
 	struct ipv6hdr *ip6h;
 
@@ -598,12 +718,85 @@ static int sroce_fw_push_ipv6(struct sk_buff *skb,
 	memcpy(&ip6h->saddr, path->sgid, SROCE_GID_LEN);
 	memcpy(&ip6h->daddr, path->dgid, SROCE_GID_LEN);
 	skb->protocol = htons(ETH_P_IPV6);
-	return sroce_icrc_generate(skb->data, skb->len - 4, SROCE_L3_IPV6);
 }
 
+/* Write the ICRC of the packet in @skb, which starts at its IP header. */
+static int sroce_fw_icrc_write(struct sk_buff *skb, unsigned int l3_type)
+{
+	return sroce_icrc_generate(skb->data, skb->len - 4, l3_type);
+}
+
+/*
+ * A train (@skb from its IP header, @segs packets of @seg_len bytes, the
+ * last maybe shorter) as one datagram for UDP segmentation: each packet's
+ * ICRC for the IP and UDP header it will have once cut
+ * (sroce_train_seg_hdr()). The UDP checksum is left for whoever cuts it (an
+ * offload, the stack in software, or nobody behind a veth): segmentation
+ * requires one.
+ */
+static int sroce_fw_train_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
+				 unsigned int l3_type)
+{
+	unsigned int l3_len = skb_transport_offset(skb) + sizeof(struct udphdr);
+	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
+	u32 left = skb->len - l3_len, len, icrc;
+	struct udphdr *uh;
+	u8 *pkt = skb->data + l3_len;
+	u16 id = 0, i;
+	int err;
+
+	if (WARN_ON_ONCE(l3_len > sizeof(hdr) || skb_is_nonlinear(skb)))
+		return -EINVAL;
+	memcpy(hdr, skb->data, l3_len);
+	if (l3_type == SROCE_L3_IPV4)
+		id = ntohs(((struct iphdr *)hdr)->id);
+	for (i = 0; i < segs; i++, pkt += len, left -= len) {
+		len = min(seg_len, left);
+		if (len < 4)
+			return -EINVAL;
+		sroce_train_seg_hdr(hdr, l3_len, l3_type, id, i, len);
+		err = sroce_icrc_compute_split(hdr, l3_len, pkt, len - 4,
+					       l3_type, &icrc);
+		if (err)
+			return err;
+		sroce_put_le32(pkt + len - 4, icrc);
+	}
+	if (left)
+		return -EINVAL;
+
+	skb_shinfo(skb)->gso_size = seg_len;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	skb_shinfo(skb)->gso_segs = segs;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	uh = udp_hdr(skb);
+	if (l3_type == SROCE_L3_IPV4)
+		uh->check = ~csum_tcpudp_magic(ip_hdr(skb)->saddr,
+					       ip_hdr(skb)->daddr,
+					       ntohs(uh->len), IPPROTO_UDP, 0);
+	else
+		uh->check = ~csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
+					     &ipv6_hdr(skb)->daddr,
+					     ntohs(uh->len), IPPROTO_UDP, 0);
+	return 0;
+}
+
+/* The ICRC of each packet in @skb: one, or a train (@segs > 1). */
+static int sroce_fw_icrc_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
+				unsigned int l3_type)
+{
+	return segs > 1 ? sroce_fw_train_finish(skb, seg_len, segs, l3_type) :
+			  sroce_fw_icrc_write(skb, l3_type);
+}
+
+/*
+ * @skb: one RoCE packet, or a train of @segs of @seg_len bytes (the last
+ * maybe shorter), behind its UDP header.
+ */
 static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 			    const struct sroce_fw_path *path,
-			    struct net_device *dev)
+			    struct net_device *dev, u32 seg_len, u16 segs)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct flowi4 fl = { .flowi4_proto = IPPROTO_UDP };
@@ -637,9 +830,10 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	 * against the header it reassembles, which has DF only if every
 	 * fragment had it.
 	 */
-	frag_off = skb->len + sizeof(struct iphdr) > dst_mtu(&rt->dst) ?
-		   0 : htons(IP_DF);
-	if (sroce_fw_push_ipv4(net, skb, path, frag_off)) {
+	frag_off = sizeof(struct iphdr) + sizeof(struct udphdr) + seg_len >
+		   dst_mtu(&rt->dst) ? 0 : htons(IP_DF);
+	sroce_fw_push_ipv4(net, skb, path, frag_off, segs);
+	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV4)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -650,9 +844,10 @@ err_drop:
 	return err;
 }
 
+/* The same over IPv6. */
 static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 			    const struct sroce_fw_path *path,
-			    struct net_device *dev)
+			    struct net_device *dev, u32 seg_len, u16 segs)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct flowi6 fl = {
@@ -681,7 +876,8 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	skb_dst_set(skb, dst);
 	sroce_fw_set_priority(skb, dst->dev, path->sl);
 
-	if (sroce_fw_push_ipv6(skb, path)) {
+	sroce_fw_push_ipv6(skb, path);
+	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV6)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -703,20 +899,31 @@ err_drop:
  * Senders and the tasklet run with softirqs off, so the queue's lock is
  * taken without disabling interrupts. It is almost never contended: only
  * a tasklet that CPU hotplug moved to another CPU drains a queue from
- * outside its CPU.
+ * outside its CPU. The lock also protects @pkts, the packets the queued
+ * skbs hold (a train holds many), which bounds the queue.
  */
 struct sroce_fw_loopback {
 	struct sk_buff_head queue;
+	unsigned int pkts;
 	struct tasklet_struct tasklet;
 };
 
 static DEFINE_PER_CPU(struct sroce_fw_loopback, sroce_fw_loopback);
 
-/* A looped-back packet's namespace (a reference) rides in its cb. */
-static struct net **sroce_fw_loop_net(struct sk_buff *skb)
+/*
+ * What rides in a looped-back skb's cb: its namespace (a reference), and
+ * for a train the length of its packets and their number.
+ */
+struct sroce_fw_loop_cb {
+	struct net *net;
+	u32 seg_len;
+	u16 segs;
+};
+
+static struct sroce_fw_loop_cb *sroce_fw_loop_cb(struct sk_buff *skb)
 {
-	static_assert(sizeof(struct net *) <= sizeof(skb->cb));
-	return (struct net **)skb->cb;
+	static_assert(sizeof(struct sroce_fw_loop_cb) <= sizeof(skb->cb));
+	return (struct sroce_fw_loop_cb *)skb->cb;
 }
 
 /* Packets received per tasklet run before it yields to other softirqs. */
@@ -727,20 +934,26 @@ static struct net **sroce_fw_loop_net(struct sk_buff *skb)
 static void sroce_fw_loopback_rx(struct tasklet_struct *t)
 {
 	struct sroce_fw_loopback *lb = from_tasklet(lb, t, tasklet);
-	unsigned int budget = SROCE_FW_LOOPBACK_BUDGET;
+	int budget = SROCE_FW_LOOPBACK_BUDGET;
 	struct sk_buff *skb;
 
-	while (budget--) {
-		struct net *net;
+	while (budget > 0) {
+		struct sroce_fw_loop_cb cb;
 
 		spin_lock(&lb->queue.lock);
 		skb = __skb_dequeue(&lb->queue);
+		if (skb)
+			lb->pkts -= sroce_fw_loop_cb(skb)->segs;
 		spin_unlock(&lb->queue.lock);
 		if (!skb)
 			return;
-		net = *sroce_fw_loop_net(skb);
-		sroce_fw_rx_v2(net, skb);
-		put_net(net);
+		cb = *sroce_fw_loop_cb(skb);
+		if (cb.segs > 1)
+			sroce_fw_rx_train(cb.net, skb, cb.seg_len, cb.segs);
+		else
+			sroce_fw_rx_v2(cb.net, skb, true);
+		put_net(cb.net);
+		budget -= cb.segs;
 	}
 	if (!skb_queue_empty_lockless(&lb->queue))
 		tasklet_schedule(&lb->tasklet);
@@ -752,31 +965,38 @@ static void sroce_fw_loopback_purge(struct sroce_fw_loopback *lb)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(&lb->queue))) {
-		put_net(*sroce_fw_loop_net(skb));
+		put_net(sroce_fw_loop_cb(skb)->net);
 		kfree_skb(skb);
 	}
+	lb->pkts = 0;
 }
 
+/* @skb: as for sroce_fw_xmit_v4(). */
 static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
-				  const struct sroce_fw_path *path)
+				  const struct sroce_fw_path *path,
+				  u32 seg_len, u16 segs)
 {
+	struct sroce_fw_loop_cb *cb = sroce_fw_loop_cb(skb);
 	struct sroce_fw_loopback *lb;
-	int err;
 
-	err = path->net_type == SROCE_NET_IPV4 ?
-	      sroce_fw_push_ipv4(net, skb, path, htons(IP_DF)) :
-	      sroce_fw_push_ipv6(skb, path);
-	if (err) {
-		kfree_skb(skb);
-		return -EINVAL;
-	}
+	/*
+	 * No ICRC: the packet never leaves the firmware, as a NIC's own
+	 * loopback never crosses a wire, and the receive path knows it from
+	 * the queue it came by. Its room stays, zeroed.
+	 */
+	if (path->net_type == SROCE_NET_IPV4)
+		sroce_fw_push_ipv4(net, skb, path, htons(IP_DF), segs);
+	else
+		sroce_fw_push_ipv6(skb, path);
 	/* None: the namespace is being dismantled, nobody will receive. */
 	net = maybe_get_net(net);
 	if (!net) {
 		kfree_skb(skb);
 		return -ENETDOWN;
 	}
-	*sroce_fw_loop_net(skb) = net;
+	cb->net = net;
+	cb->seg_len = seg_len;
+	cb->segs = segs;
 	/*
 	 * Senders run with softirqs off already (the tasklet must not run
 	 * in their call chain); this pair only pins the CPU.
@@ -784,8 +1004,9 @@ static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
 	local_bh_disable();
 	lb = this_cpu_ptr(&sroce_fw_loopback);
 	spin_lock(&lb->queue.lock);
-	if (skb_queue_len(&lb->queue) < SROCE_FW_LOOPBACK_MAX) {
+	if (lb->pkts + segs <= SROCE_FW_LOOPBACK_MAX) {
 		__skb_queue_tail(&lb->queue, skb);
+		lb->pkts += segs;
 		skb = NULL;
 	}
 	spin_unlock(&lb->queue.lock);
@@ -852,7 +1073,7 @@ static void sroce_fw_mcast_loop(struct sroce_fw_dev *fw, struct net *net,
 {
 	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
 
-	if (!copy || sroce_fw_xmit_loopback(net, copy, path))
+	if (!copy || sroce_fw_xmit_loopback(net, copy, path, copy->len, 1))
 		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
 }
 
@@ -904,6 +1125,74 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 	return err > 0 ? -ENOBUFS : err;
 }
 
+/*
+ * Send @skb: one RoCE packet (@segs 1) or a train of @segs packets of
+ * @seg_len bytes, the last maybe shorter. RoCE v1 takes no trains.
+ */
+static int sroce_fw_xmit_segs(struct sroce_fw_dev *fw, struct sk_buff *skb,
+			      const struct sroce_fw_path *path, u32 seg_len,
+			      u16 segs)
+{
+	struct net_device *dev;
+	struct udphdr *uh;
+	struct net *net;
+	int err;
+
+	rcu_read_lock();
+	dev = sroce_fw_path_dev(fw, path->vlan_id);
+	if (!dev) {
+		err = -ENETUNREACH;
+		goto err_drop;
+	}
+	/* The skb holds the transport packets, their ICRCs included. */
+	atomic64_add(segs, &fw->stats[SROCE_STAT_TX_PKTS]);
+	atomic64_add(skb->len, &fw->stats[SROCE_STAT_TX_BYTES]);
+	if (path->net_type == SROCE_NET_ROCE_V1) {
+		if (WARN_ON_ONCE(segs != 1)) {
+			err = -EINVAL;
+			goto err_drop;
+		}
+		err = sroce_fw_xmit_v1(skb, path, dev);
+		rcu_read_unlock();
+		return net_xmit_eval(err);
+	}
+	net = dev_net(dev);
+
+	skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(path->sport);
+	uh->dest = htons(SROCE_ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	/*
+	 * Zero: the ICRC protects the payload; the sockets accept this. A
+	 * train's is set for its segmentation (sroce_fw_train_finish()).
+	 */
+	uh->check = 0;
+	skb->ignore_df = 1;
+
+	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL)) {
+		err = sroce_fw_xmit_loopback(net, skb, path, seg_len, segs);
+	} else {
+		if (path->net_type == SROCE_NET_IPV4 &&
+		    sroce_fw_gid_is_mcast(path->dgid))
+			sroce_fw_mcast_loop(fw, net, skb, path);
+		if (path->net_type == SROCE_NET_IPV4)
+			err = sroce_fw_xmit_v4(net, skb, path, dev, seg_len,
+					       segs);
+		else
+			err = sroce_fw_xmit_v6(net, skb, path, dev, seg_len,
+					       segs);
+	}
+	rcu_read_unlock();
+	return net_xmit_eval(err);
+
+err_drop:
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return err;
+}
+
 /**
  * sroce_fw_xmit() - send one RoCE packet
  * @fw: the function
@@ -919,55 +1208,30 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		  const struct sroce_fw_path *path)
 {
-	struct net_device *dev;
-	struct udphdr *uh;
-	struct net *net;
-	int err;
+	return sroce_fw_xmit_segs(fw, skb, path, skb->len, 1);
+}
 
-	rcu_read_lock();
-	dev = sroce_fw_path_dev(fw, path->vlan_id);
-	if (!dev) {
-		err = -ENETUNREACH;
-		goto err_drop;
-	}
-	/* The skb holds the transport packet, its ICRC included. */
-	sroce_fw_count_pkt(fw, SROCE_STAT_TX_PKTS, SROCE_STAT_TX_BYTES,
-			   skb->len);
-	if (path->net_type == SROCE_NET_ROCE_V1) {
-		err = sroce_fw_xmit_v1(skb, path, dev);
-		rcu_read_unlock();
-		return net_xmit_eval(err);
-	}
-	net = dev_net(dev);
-
-	skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh = udp_hdr(skb);
-	uh->source = htons(path->sport);
-	uh->dest = htons(SROCE_ROCE_V2_UDP_DPORT);
-	uh->len = htons(skb->len);
-	/* Zero: the ICRC protects the payload; the sockets accept this. */
-	uh->check = 0;
-	skb->ignore_df = 1;
-
-	if (sroce_fw_dev_by_gid(net, path->dgid, SROCE_GID_ROCE_V2, NULL)) {
-		err = sroce_fw_xmit_loopback(net, skb, path);
-	} else {
-		if (path->net_type == SROCE_NET_IPV4 &&
-		    sroce_fw_gid_is_mcast(path->dgid))
-			sroce_fw_mcast_loop(fw, net, skb, path);
-		if (path->net_type == SROCE_NET_IPV4)
-			err = sroce_fw_xmit_v4(net, skb, path, dev);
-		else
-			err = sroce_fw_xmit_v6(net, skb, path, dev);
-	}
-	rcu_read_unlock();
-	return net_xmit_eval(err);
-
-err_drop:
-	rcu_read_unlock();
-	kfree_skb(skb);
-	return err;
+/**
+ * sroce_fw_xmit_train() - send a train of RoCE packets as one datagram
+ * @fw: the function
+ * @skb: linear: @segs packets back to back as sroce_fw_xmit() takes one,
+ *	 each @seg_len bytes long but the last, which may be shorter
+ * @path: addresses and header fields, RoCE v2
+ * @seg_len: length of a packet, BTH through ICRC
+ * @segs: packets in @skb, at least 2
+ *
+ * Out of the port the train is one UDP datagram for segmentation into one
+ * per packet; to a function of this namespace the internal loopback hands
+ * it over whole. Consumes @skb in every case.
+ *
+ * Context: process or softirq context.
+ * Return: 0 or a negative errno (the train is dropped).
+ */
+int sroce_fw_xmit_train(struct sroce_fw_dev *fw, struct sk_buff *skb,
+			const struct sroce_fw_path *path, u32 seg_len,
+			u16 segs)
+{
+	return sroce_fw_xmit_segs(fw, skb, path, seg_len, segs);
 }
 
 /**

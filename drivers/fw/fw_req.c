@@ -223,12 +223,15 @@ static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 				 off, dst, len, false);
 }
 
-/* Build headers + the WQE's payload @off bytes in, and send it. */
+/*
+ * Build headers + the WQE's payload @off bytes in, into the turn's train
+ * @train. @more: packets expected to follow in this turn.
+ */
 static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			     struct sroce_fw_train *train,
 			     struct sroce_roce_fields *f,
-			     const struct sroce_fw_path *path, u64 off)
+			     const struct sroce_fw_path *path, u64 off, u32 more)
 {
-	struct sk_buff *skb;
 	u8 *payload;
 	int err;
 
@@ -237,17 +240,28 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	 * gathers again (and checks the SGEs then); UC and UD lose it, and
 	 * their WQE completes without its SGEs checked.
 	 */
-	skb = sroce_fw_tx_alloc(fw, f, &payload);
-	if (IS_ERR(skb))
-		return PTR_ERR(skb) == -ENOMEM ? 0 : PTR_ERR(skb);
+	err = sroce_fw_tx_begin(fw, train, path, f, more, &payload);
+	if (err)
+		return err == -ENOMEM ? 0 : err;
 	err = sroce_fw_gather(fw, qp, off, payload, f->payload_len);
 	if (err) {
-		kfree_skb(skb);
+		sroce_fw_tx_cancel(train);
 		/* A page to wait for, or a protection error. */
 		return err == -EAGAIN ? err : -EACCES;
 	}
-	sroce_fw_tx(fw, qp, skb, path);
+	sroce_fw_tx_commit(fw, qp, train);
 	return 0;
+}
+
+/*
+ * WQEs posted behind the one at sq_next: a hint only, from the producer
+ * index userspace writes (bounded by the ring).
+ */
+static u32 sroce_fw_sq_behind(struct sroce_fw_qp *qp)
+{
+	u32 prod = READ_ONCE(qp->sq->producer_index) & qp->sq_mask;
+
+	return (prod - qp->sq_next - 1) & qp->sq_mask;
 }
 
 /*
@@ -293,7 +307,7 @@ static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
  * (nothing done).
  */
 static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			    u64 len)
+			    struct sroce_fw_train *train, u64 len)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_roce_fields f = {};
@@ -328,7 +342,7 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 	f.payload_len = len;
 	gen = sroce_fw_odp_gen(fw);
-	err = sroce_fw_send_pkt(fw, qp, &f, &path, 0);
+	err = sroce_fw_send_pkt(fw, qp, train, &f, &path, 0, 0);
 	if (err == -EAGAIN)
 		return sroce_fw_odp_park(fw, qp, gen) ? SROCE_FW_PAGE_WAIT :
 							SROCE_FW_PAGE_RETRY;
@@ -405,6 +419,7 @@ static u32 sroce_fw_flush_fields(const struct rxe_send_wqe *wqe,
  */
 static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 				   struct sroce_fw_qp *qp,
+				   struct sroce_fw_train *train,
 				   const struct sroce_fw_path *path, u64 len,
 				   u32 pmtu)
 {
@@ -469,7 +484,7 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
 			f.atm_swap_add = wqe->wr.wr.atomic.compare_add;
 		}
 	}
-	if (sroce_fw_send_pkt(fw, qp, &f, path, 0))
+	if (sroce_fw_send_pkt(fw, qp, train, &f, path, 0, 0))
 		return IB_WC_GENERAL_ERR;
 
 	if (!off) {
@@ -508,14 +523,15 @@ static u32 sroce_fw_send_rd_atomic(struct sroce_fw_dev *fw,
  * SROCE_FW_WINDOW_FULL, SROCE_FW_PAGE_WAIT, SROCE_FW_PAGE_RETRY or
  * SROCE_FW_PACED with the progress kept in qp->sq_next_off.
  */
-static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
+			    struct sroce_fw_train *train)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_fw_sq_track *t = &qp->track[qp->sq_next];
 	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
 	struct sroce_fw_path path;
 	u64 len, off = qp->sq_next_off;
-	u32 gen;
+	u32 gen, more;
 	int err;
 
 	switch (wqe->wr.opcode) {
@@ -552,7 +568,8 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && qp->rd_atomic_out)
 		return SROCE_FW_WINDOW_FULL;
 	if (sroce_fw_wr_is_rd_atomic(wqe->wr.opcode))
-		return sroce_fw_send_rd_atomic(fw, qp, &path, len, pmtu);
+		return sroce_fw_send_rd_atomic(fw, qp, train, &path, len,
+					       pmtu);
 
 	if (!off) {
 		t->wr_id = wqe->wr.wr_id;
@@ -603,7 +620,23 @@ static u32 sroce_fw_send_rc(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		f.ieth_rkey = wqe->wr.ex.invalidate_rkey;
 		f.payload_len = n;
 		gen = sroce_fw_odp_gen(fw);
-		err = sroce_fw_send_pkt(fw, qp, &f, &path, off);
+		/*
+		 * What may follow in this turn (sizes the train): the rest
+		 * of this message, or after its last packet the WQEs behind
+		 * it, as far as the window lets; nothing after a WRITE's
+		 * first packet, whose RETH makes it longer than the packets
+		 * behind it (a train takes one length).
+		 */
+		if (last)
+			more = sroce_fw_sq_behind(qp);
+		else if (first && (wqe->wr.opcode == IB_WR_RDMA_WRITE ||
+				   wqe->wr.opcode == IB_WR_RDMA_WRITE_WITH_IMM))
+			more = 0;
+		else
+			more = DIV_ROUND_UP_ULL(len - off - n, pmtu);
+		if (qp->type == SROCE_QPT_RC)
+			more = min(more, SROCE_FW_SEND_WINDOW - in_flight - 1);
+		err = sroce_fw_send_pkt(fw, qp, train, &f, &path, off, more);
 		if (err == -EAGAIN) {
 			/* Nothing of this packet went out: resume at it. */
 			qp->sq_next_off = off;
@@ -753,18 +786,13 @@ static u32 sroce_fw_local_op(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 /* WQEs a QP may turn into packets per turn of the scheduler. */
 #define SROCE_FW_TX_QUANTUM	16
 
-/**
- * sroce_fw_req_transmit() - the requester's part of a QP's turn
- * @fw: the function
- * @qp: the QP, in RTS or SQD, whose lock is held
- *
- * Sends up to a quantum of WQEs from the send ring.
- *
- * Context: softirqs disabled, inside an RCU read-side section.
- * Return: true if the QP has more to send now, false if it is done or
- * waits for ACKs (the completer makes it ready again).
+/*
+ * Up to a quantum of WQEs from the send ring into packets, built into
+ * @train. Return: as sroce_fw_req_transmit().
  */
-bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+static bool sroce_fw_req_quantum(struct sroce_fw_dev *fw,
+				 struct sroce_fw_qp *qp,
+				 struct sroce_fw_train *train)
 {
 	unsigned int quantum = SROCE_FW_TX_QUANTUM;
 	/*
@@ -816,9 +844,9 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		if (local)
 			status = sroce_fw_local_op(fw, qp);
 		else if (qp->type == SROCE_QPT_RC || qp->type == SROCE_QPT_UC)
-			status = sroce_fw_send_rc(fw, qp);
+			status = sroce_fw_send_rc(fw, qp, train);
 		else
-			status = sroce_fw_send_ud(fw, qp, len);
+			status = sroce_fw_send_ud(fw, qp, train, len);
 		/*
 		 * The completer reschedules us when ACKs come, a translation
 		 * write when the page waited for may be there, the pacing
@@ -872,6 +900,28 @@ bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 		sroce_fw_check_sq(qp);
 	}
 	sroce_fw_sq_drain_check(fw, qp);
+	return more;
+}
+
+/**
+ * sroce_fw_req_transmit() - the requester's part of a QP's turn
+ * @fw: the function
+ * @qp: the QP, in RTS or SQD, whose lock is held
+ *
+ * Sends up to a quantum of WQEs from the send ring.
+ *
+ * Context: softirqs disabled, inside an RCU read-side section.
+ * Return: true if the QP has more to send now, false if it is done or
+ * waits for ACKs (the completer makes it ready again).
+ */
+bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
+{
+	struct sroce_fw_train train;
+	bool more;
+
+	sroce_fw_train_init(&train);
+	more = sroce_fw_req_quantum(fw, qp, &train);
+	sroce_fw_train_send(fw, &train);
 	return more;
 }
 

@@ -804,7 +804,8 @@ static bool sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
 }
 
 /*
- * Send up to @budget responses of READ resource @r along @path. Return:
+ * Send up to @budget responses of READ resource @r along @path, built
+ * into the turn's @train. Return:
  * 0; -EBUSY when the reaction point holds the next one (the pacing timer
  * brings the QP back); -EAGAIN when a page of an on-demand paging region
  * is absent (a fault is raised; the response waits, unsent); -EACCES when
@@ -813,6 +814,7 @@ static bool sroce_fw_recv_rd_atomic(struct sroce_fw_dev *fw,
  */
 static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 				  struct sroce_fw_qp *qp,
+				  struct sroce_fw_train *train,
 				  struct sroce_fw_rd_res *r,
 				  const struct sroce_fw_path *path,
 				  unsigned int *budget)
@@ -846,7 +848,6 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 			.aeth_msn = r->msn,
 			.payload_len = min_t(u64, r->len - off, pmtu),
 		};
-		struct sk_buff *skb;
 		u8 *payload;
 
 		if (sroce_fw_tx_hold(fw, qp)) {
@@ -861,20 +862,25 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 			f.opcode = SROCE_OP_READ_RESP_LAST;
 		else
 			f.opcode = SROCE_OP_READ_RESP_MIDDLE;
-		/* No memory: lost like a dropped packet, asked for again. */
-		skb = sroce_fw_tx_alloc(fw, &f, &payload);
-		if (!IS_ERR(skb)) {
+		/*
+		 * No memory: lost like a dropped packet, asked for again. A
+		 * first response's AETH makes it longer than the middle ones
+		 * behind it: a train of its own.
+		 */
+		if (!sroce_fw_tx_begin(fw, train, path, &f,
+				       f.opcode == SROCE_OP_READ_RESP_FIRST ?
+				       0 : n - 1, &payload)) {
 			err = f.payload_len ?
 			      sroce_fw_mr_copy(fw, mr, r->va + off, payload,
 					       f.payload_len, false) : 0;
 			if (err) {
 				/* A page to wait for, or one that failed. */
-				kfree_skb(skb);
+				sroce_fw_tx_cancel(train);
 				if (err != -EAGAIN)
 					err = -EACCES;
 				goto out_unlock;
 			}
-			sroce_fw_tx(fw, qp, skb, path);
+			sroce_fw_tx_commit(fw, qp, train);
 		}
 		off += f.payload_len;
 		r->next_psn = sroce_psn_add(r->next_psn, 1);
@@ -892,6 +898,7 @@ out_unlock:
  */
 static int sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 				    struct sroce_fw_qp *qp,
+				    struct sroce_fw_train *train,
 				    struct sroce_fw_rd_res *r,
 				    const struct sroce_fw_path *path,
 				    unsigned int *budget)
@@ -905,14 +912,12 @@ static int sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 		.aeth_msn = r->msn,
 		.atmack_orig = r->orig,
 	};
-	struct sk_buff *skb;
 	u8 *payload;
 
 	if (sroce_fw_tx_hold(fw, qp))
 		return -EBUSY;
-	skb = sroce_fw_tx_alloc(fw, &f, &payload);
-	if (!IS_ERR(skb))
-		sroce_fw_tx(fw, qp, skb, path);
+	if (!sroce_fw_tx_begin(fw, train, path, &f, 0, &payload))
+		sroce_fw_tx_commit(fw, qp, train);
 	r->next_psn = sroce_psn_add(r->first_psn, 1);
 	r->answered = true;
 	(*budget)--;
@@ -994,6 +999,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	unsigned int budget = SROCE_FW_RESP_QUANTUM;
 	struct sroce_fw_resp_ack *owed = &qp->resp_ack;
+	struct sroce_fw_train train;
 	struct sroce_fw_path path;
 	bool routed = false, parked = false, paced = false;
 	u32 gen;
@@ -1012,6 +1018,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	default:
 		return false;
 	}
+	sroce_fw_train_init(&train);
 	for (sroce_fw_res_skip_done(qp); qp->res_tx != qp->res_tail && budget;
 	     sroce_fw_res_skip_done(qp)) {
 		struct sroce_fw_rd_res *r = sroce_fw_res(qp, qp->res_tx);
@@ -1025,14 +1032,16 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		routed = true;
 		if (r->opcode == SROCE_OP_CMP_SWAP ||
 		    r->opcode == SROCE_OP_FETCH_ADD) {
-			paced = sroce_fw_res_send_atomic(fw, qp, r, &path,
-							 &budget) == -EBUSY;
+			paced = sroce_fw_res_send_atomic(fw, qp, &train, r,
+							 &path, &budget) ==
+				-EBUSY;
 			if (paced)
 				break;
 			continue;
 		}
 		gen = sroce_fw_odp_gen(fw);
-		err = sroce_fw_res_send_read(fw, qp, r, &path, &budget);
+		err = sroce_fw_res_send_read(fw, qp, &train, r, &path,
+					     &budget);
 		if (err == -EBUSY) {
 			paced = true;
 			break;
@@ -1046,6 +1055,7 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			break;
 		}
 		if (err) {
+			sroce_fw_train_send(fw, &train);
 			sroce_fw_resp_fatal(fw, qp, r->next_psn,
 					    SROCE_SYN_NAK_REM_ACCESS,
 					    IB_WC_REM_ACCESS_ERR);
@@ -1053,6 +1063,8 @@ bool sroce_fw_resp_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			break;
 		}
 	}
+	/* Before the ACK this turn takes, which follows them. */
+	sroce_fw_train_send(fw, &train);
 	if (qp->res_tx != qp->res_tail &&
 	    !sroce_psn_before(owed->psn,
 			      sroce_fw_res(qp, qp->res_tx)->first_psn))

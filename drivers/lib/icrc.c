@@ -39,6 +39,112 @@ static void sroce_icrc_mask_ip6(u8 *h)
 }
 
 /**
+ * sroce_icrc_compute_split() - compute the ICRC of a RoCE packet whose
+ * network headers lie apart from its transport packet
+ * @l3: first byte of the IPv4 header, IPv6 header or GRH, as the packet
+ *	carries it on the wire
+ * @l3_len: bytes at @l3: the IP header and the UDP header behind it
+ *	    (RoCE v2), or the GRH (RoCE v1)
+ * @pkt: first byte of the BTH
+ * @len: bytes from @pkt through the end of the pad, the ICRC excluded
+ * @l3_type: enum sroce_l3_type value describing @l3
+ * @icrc: set to the ICRC; the wire carries it least-significant byte
+ *	first (see sroce_put_le32())
+ *
+ * For trains of packets that leave as one buffer and are cut apart on the
+ * way (segmentation offload): each packet's IP and UDP headers exist only
+ * once it is cut, so the sender writes them into @l3 as they will be.
+ * Lengths inside the headers are hashed as they are, not checked against
+ * @len. Nothing is modified.
+ *
+ * Return: 0; -EINVAL for an unknown @l3_type or an @l3_len that is not
+ * its headers' length; -EPROTONOSUPPORT if the IP version (or IPv4 header
+ * length) does not match @l3_type; -EBADMSG if @len does not cover the
+ * base transport header.
+ */
+int sroce_icrc_compute_split(const u8 *l3, unsigned int l3_len,
+			     const u8 *pkt, size_t len, unsigned int l3_type,
+			     u32 *icrc)
+{
+	u8 hdr[SROCE_ICRC_MAX_FIXED];
+	unsigned int ip_len, fixed;
+	u32 crc;
+
+	switch (l3_type) {
+	case SROCE_L3_IPV4:
+		ip_len = SROCE_IPV4_HDR_LEN;
+		break;
+	case SROCE_L3_IPV6:
+		ip_len = SROCE_IPV6_HDR_LEN;
+		break;
+	case SROCE_L3_GRH:
+		ip_len = SROCE_GRH_LEN;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (l3_len != ip_len + (l3_type == SROCE_L3_GRH ? 0 : SROCE_UDP_HDR_LEN))
+		return -EINVAL;
+	if (len < SROCE_BTH_LEN)
+		return -EBADMSG;
+	if (l3_type == SROCE_L3_IPV4 ? l3[0] != 0x45 : l3[0] >> 4 != 6)
+		return -EPROTONOSUPPORT;
+
+	fixed = l3_len + SROCE_BTH_LEN;
+	memcpy(hdr, l3, l3_len);
+	memcpy(hdr + l3_len, pkt, SROCE_BTH_LEN);
+	if (l3_type == SROCE_L3_IPV4) {
+		hdr[1] = 0xff;			/* TOS */
+		hdr[8] = 0xff;			/* TTL */
+		hdr[10] = 0xff;			/* header checksum */
+		hdr[11] = 0xff;
+	} else {
+		sroce_icrc_mask_ip6(hdr);
+	}
+	if (l3_type != SROCE_L3_GRH) {
+		hdr[ip_len + 6] = 0xff;		/* UDP checksum */
+		hdr[ip_len + 7] = 0xff;
+	}
+	hdr[l3_len + 4] = 0xff;			/* FECN, BECN, Resv6a */
+
+	crc = sroce_crc32_le(SROCE_ICRC_SEED, hdr, fixed);
+	crc = sroce_crc32_le(crc, pkt + SROCE_BTH_LEN, len - SROCE_BTH_LEN);
+	*icrc = ~crc;
+	return 0;
+}
+
+/**
+ * sroce_train_seg_hdr() - the IP and UDP headers of one packet of a train
+ * @hdr: the train's IPv4 or IPv6 header and UDP header (a copy), rewritten
+ *	 in place into the packet's
+ * @l3_len: bytes at @hdr (IP header + UDP header)
+ * @l3_type: SROCE_L3_IPV4 or SROCE_L3_IPV6
+ * @first_id: IPv4: the train's IP ID
+ * @index: the packet's place in the train, from 0
+ * @len: the packet's length, BTH through ICRC
+ *
+ * A train is packets of one length (the last maybe shorter) behind one IP
+ * and UDP header, sent as one datagram for UDP segmentation; once cut,
+ * each packet has the train's headers with its own lengths and, IPv4, the
+ * train's ID plus its index, which is how segmentation numbers the
+ * datagrams it makes. Its ICRC covers those headers
+ * (sroce_icrc_compute_split()).
+ */
+void sroce_train_seg_hdr(u8 *hdr, unsigned int l3_len, unsigned int l3_type,
+			 u16 first_id, u16 index, u32 len)
+{
+	u8 *udp = hdr + l3_len - SROCE_UDP_HDR_LEN;
+
+	if (l3_type == SROCE_L3_IPV4) {
+		sroce_put_be16(hdr + 2, l3_len + len);		/* total length */
+		sroce_put_be16(hdr + 4, (u16)(first_id + index));	/* ID */
+	} else {
+		sroce_put_be16(hdr + 4, SROCE_UDP_HDR_LEN + len); /* payload */
+	}
+	sroce_put_be16(udp + 4, SROCE_UDP_HDR_LEN + len);
+}
+
+/**
  * sroce_icrc_compute() - compute the ICRC of a RoCE packet
  * @l3: first byte of the IPv4 header, IPv6 header or GRH
  * @len: bytes from @l3 through the end of the pad, the ICRC excluded
@@ -59,50 +165,25 @@ static void sroce_icrc_mask_ip6(u8 *h)
 int sroce_icrc_compute(const u8 *l3, size_t len, unsigned int l3_type,
 		       u32 *icrc)
 {
-	u8 hdr[SROCE_ICRC_MAX_FIXED];
-	unsigned int l3_len, fixed;
-	u32 crc;
+	unsigned int l3_len;
 
 	switch (l3_type) {
 	case SROCE_L3_IPV4:
-		l3_len = SROCE_IPV4_HDR_LEN;
-		fixed = l3_len + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN;
+		l3_len = SROCE_IPV4_HDR_LEN + SROCE_UDP_HDR_LEN;
 		break;
 	case SROCE_L3_IPV6:
-		l3_len = SROCE_IPV6_HDR_LEN;
-		fixed = l3_len + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN;
+		l3_len = SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN;
 		break;
 	case SROCE_L3_GRH:
 		l3_len = SROCE_GRH_LEN;
-		fixed = l3_len + SROCE_BTH_LEN;
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (len < fixed)
+	if (len < l3_len + SROCE_BTH_LEN)
 		return -EBADMSG;
-	if (l3_type == SROCE_L3_IPV4 ? l3[0] != 0x45 : l3[0] >> 4 != 6)
-		return -EPROTONOSUPPORT;
-
-	memcpy(hdr, l3, fixed);
-	if (l3_type == SROCE_L3_IPV4) {
-		hdr[1] = 0xff;			/* TOS */
-		hdr[8] = 0xff;			/* TTL */
-		hdr[10] = 0xff;			/* header checksum */
-		hdr[11] = 0xff;
-	} else {
-		sroce_icrc_mask_ip6(hdr);
-	}
-	if (l3_type != SROCE_L3_GRH) {
-		hdr[l3_len + 6] = 0xff;		/* UDP checksum */
-		hdr[l3_len + 7] = 0xff;
-	}
-	hdr[fixed - SROCE_BTH_LEN + 4] = 0xff;	/* FECN, BECN, Resv6a */
-
-	crc = sroce_crc32_le(SROCE_ICRC_SEED, hdr, fixed);
-	crc = sroce_crc32_le(crc, l3 + fixed, len - fixed);
-	*icrc = ~crc;
-	return 0;
+	return sroce_icrc_compute_split(l3, l3_len, l3 + l3_len, len - l3_len,
+					l3_type, icrc);
 }
 
 /**

@@ -684,6 +684,11 @@ enum sroce_l3_type {
  */
 u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len);
 
+void sroce_train_seg_hdr(u8 *hdr, unsigned int l3_len, unsigned int l3_type,
+			 u16 first_id, u16 index, u32 len);
+int sroce_icrc_compute_split(const u8 *l3, unsigned int l3_len,
+			     const u8 *pkt, size_t len, unsigned int l3_type,
+			     u32 *icrc);
 int sroce_icrc_compute(const u8 *l3, size_t len, unsigned int l3_type,
 		       u32 *icrc);
 int sroce_icrc_generate(u8 *l3, size_t len, unsigned int l3_type);

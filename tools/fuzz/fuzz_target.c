@@ -145,6 +145,11 @@ static void fuzz_icrc(const u8 *p, size_t n, unsigned int l3_type)
 	}
 	FUZZ_ASSERT(!sroce_icrc_compute(p, n - SROCE_ICRC_LEN, l3_type,
 					&icrc2) && icrc2 == icrc);
+	/* Headers apart from the packet (a train's): the same ICRC. */
+	FUZZ_ASSERT(!sroce_icrc_compute_split(p, bth, p + bth,
+					      n - SROCE_ICRC_LEN - bth,
+					      l3_type, &icrc2) &&
+		    icrc2 == icrc);
 	FUZZ_ASSERT(sroce_icrc_verify(p, n - SROCE_ICRC_LEN, l3_type) ==
 		    (icrc == sroce_get_le32(p + n - 4) ? 0 : -EILSEQ));
 	sroce_fuzz_stats.icrc_computed++;

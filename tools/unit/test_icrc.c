@@ -104,6 +104,134 @@ static void test_icrc_vectors(void)
 	}
 }
 
+/*
+ * The headers apart from the packet (a train's packets get theirs only when
+ * cut) give the same ICRC as the packet in one piece.
+ */
+static void test_icrc_split(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sroce_icrc_vectors); i++) {
+		const struct sroce_icrc_vector *v = &sroce_icrc_vectors[i];
+		size_t l3_len = v->bth_off - v->l3_off;
+		u8 *p = frame_copy(v);
+		u8 *hdr = malloc(l3_len), *pkt = malloc(v->len - v->bth_off);
+		u32 icrc = 0;
+
+		CHECK(hdr && pkt);
+		memcpy(hdr, p + v->l3_off, l3_len);
+		memcpy(pkt, p + v->bth_off, v->len - v->bth_off);
+		memset(p, 0, v->len);
+		CHECK_EQ(sroce_icrc_compute_split(hdr, l3_len, pkt,
+						  v->len - v->bth_off - 4,
+						  v->l3_type, &icrc), 0);
+		if (icrc != v->icrc)
+			fprintf(stderr, "  vector %s:\n", v->name);
+		CHECK_EQ(icrc, v->icrc);
+		/* The header length must be the type's. */
+		CHECK_EQ(sroce_icrc_compute_split(hdr, l3_len - 1, pkt,
+						  v->len - v->bth_off - 4,
+						  v->l3_type, &icrc), -EINVAL);
+		/* At least a BTH. */
+		CHECK_EQ(sroce_icrc_compute_split(hdr, l3_len, pkt, 11,
+						  v->l3_type, &icrc), -EBADMSG);
+		free(hdr);
+		free(pkt);
+		free(p);
+	}
+}
+
+/*
+ * A train: packets of one length (the last shorter) behind one IP and UDP
+ * header, each packet's ICRC computed as the driver does, for the header
+ * sroce_train_seg_hdr() says it gets. Cut apart here as UDP segmentation
+ * does (each packet its own datagram, the train's header with its own
+ * lengths and, IPv4, the next ID), every packet must verify as a single.
+ */
+static void check_train(unsigned int l3_type, u16 first_id)
+{
+	enum { SEGS = 5, SEG_LEN = 1040, LAST_LEN = 528 };
+	unsigned int ip_len = l3_type == SROCE_L3_IPV4 ? SROCE_IPV4_HDR_LEN :
+							 SROCE_IPV6_HDR_LEN;
+	unsigned int l3_len = ip_len + SROCE_UDP_HDR_LEN, i, k;
+	u8 train_hdr[SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN] = { 0 };
+	u8 hdr[sizeof(train_hdr)];
+	u8 *pkts = calloc(SEGS, SEG_LEN), *one = malloc(l3_len + SEG_LEN);
+	u32 icrc;
+
+	CHECK(pkts && one);
+	if (l3_type == SROCE_L3_IPV4) {
+		train_hdr[0] = 0x45;
+		train_hdr[1] = 0x02;			/* ECT(0) */
+		sroce_put_be16(train_hdr + 4, first_id);
+		train_hdr[6] = 0x40;			/* DF */
+		train_hdr[8] = 64;
+		train_hdr[9] = 17;
+		memcpy(train_hdr + 12, "\x0a\x4d\x00\x01\x0a\x4d\x00\x02", 8);
+	} else {
+		train_hdr[0] = 0x60;
+		train_hdr[6] = 17;
+		train_hdr[7] = 64;
+		for (k = 8; k < 40; k++)
+			train_hdr[k] = k;
+	}
+	sroce_put_be16(train_hdr + ip_len, 0xc123);	/* source port */
+	sroce_put_be16(train_hdr + ip_len + 2, 4791);
+	for (i = 0; i < SEGS; i++) {
+		u8 *p = pkts + i * SEG_LEN;
+		u32 len = i == SEGS - 1 ? LAST_LEN : SEG_LEN;
+
+		p[0] = i ? 0x01 : 0x00;			/* SEND first/middle */
+		sroce_put_be16(p + 2, 0xffff);		/* P_Key */
+		sroce_put_be24(p + 5, 0x11);		/* QPN */
+		sroce_put_be24(p + 9, 100 + i);		/* PSN */
+		for (k = 12; k < len - 4; k++)
+			p[k] = (u8)(i * 31 + k);
+		memcpy(hdr, train_hdr, l3_len);
+		sroce_train_seg_hdr(hdr, l3_len, l3_type, first_id, i, len);
+		CHECK_EQ(sroce_icrc_compute_split(hdr, l3_len, p, len - 4,
+						  l3_type, &icrc), 0);
+		sroce_put_le32(p + len - 4, icrc);
+	}
+	/* Segmentation, written apart from sroce_train_seg_hdr(). */
+	for (i = 0; i < SEGS; i++) {
+		u32 len = i == SEGS - 1 ? LAST_LEN : SEG_LEN;
+
+		memcpy(one, train_hdr, l3_len);
+		if (l3_type == SROCE_L3_IPV4) {
+			one[2] = (l3_len + len) >> 8;
+			one[3] = (l3_len + len) & 0xff;
+			one[4] = ((first_id + i) >> 8) & 0xff;
+			one[5] = (first_id + i) & 0xff;
+			one[10] = 0x12;			/* a checksum */
+			one[11] = 0x34;
+		} else {
+			one[4] = (8 + len) >> 8;
+			one[5] = (8 + len) & 0xff;
+		}
+		one[ip_len + 4] = (8 + len) >> 8;
+		one[ip_len + 5] = (8 + len) & 0xff;
+		one[ip_len + 6] = 0xab;			/* a UDP checksum */
+		one[ip_len + 7] = 0xcd;
+		memcpy(one + l3_len, pkts + i * SEG_LEN, len);
+		CHECK_EQ(sroce_icrc_verify(one, l3_len + len - 4, l3_type), 0);
+		/* Another ID (IPv4) or payload length (IPv6) breaks it. */
+		one[5] ^= 1;
+		CHECK_EQ(sroce_icrc_verify(one, l3_len + len - 4, l3_type),
+			 -EILSEQ);
+	}
+	free(pkts);
+	free(one);
+}
+
+static void test_icrc_train(void)
+{
+	check_train(SROCE_L3_IPV4, 0x1234);
+	check_train(SROCE_L3_IPV4, 0xfffe);		/* the ID wraps */
+	check_train(SROCE_L3_IPV6, 0);
+}
+
 /* Flipping any variant bit leaves the ICRC valid; any other bit breaks it. */
 static void test_icrc_masking(void)
 {
@@ -226,6 +354,8 @@ static void test_icrc_errors(void)
 const struct unit_test icrc_tests[] = {
 	{ "icrc/crc32_primitive", test_crc32_primitive },
 	{ "icrc/vectors", test_icrc_vectors },
+	{ "icrc/split", test_icrc_split },
+	{ "icrc/train", test_icrc_train },
 	{ "icrc/masking", test_icrc_masking },
 	{ "icrc/named_fields", test_icrc_named_fields },
 	{ "icrc/errors", test_icrc_errors },
