@@ -183,22 +183,22 @@ int sroce_fw_tx_begin(struct sroce_fw_dev *fw, struct sroce_fw_train *t,
 	if (WARN_ON_ONCE(hdr_len < 0))
 		return -EINVAL;
 	len = hdr_len + f->payload_len + pad + 4;
+	if (sroce_fw_tx_fault(fw))
+		goto no_mem;
 	if (!sroce_fw_train_takes(t, path, len)) {
 		sroce_fw_train_send(fw, t);
-		if (sroce_fw_tx_fault(fw) ||
-		    !sroce_fw_train_alloc(t, path, len, more)) {
-			sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
-			return -ENOMEM;
-		}
-	} else if (sroce_fw_tx_fault(fw)) {
-		sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
-		return -ENOMEM;
+		if (!sroce_fw_train_alloc(t, path, len, more))
+			goto no_mem;
 	}
 	t->open_len = t->skb->len;
 	skb_put_data(t->skb, hdr, hdr_len);
 	*payload = skb_put(t->skb, f->payload_len);
 	skb_put_zero(t->skb, pad + 4);
 	return 0;
+
+no_mem:
+	sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
+	return -ENOMEM;
 }
 
 /**
