@@ -33,6 +33,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
