@@ -57,9 +57,15 @@
 #   make teardown-long    teardown_races, TEARDOWN_ROUNDS (100) rounds of
 #                         each of TEARDOWN_SCENARIOS, on the debug kernel
 #                         (TEARDOWN_KVER)
-#   make bench            perftest/iperf3 table: sroce vs rdma_rxe vs TCP in
-#                         one guest boot (run it on a quiet host);
-#                         BENCH_ARGS="--reps 7" for more repetitions
+#   make bench            the benchmark matrix, sroce vs rdma_rxe vs TCP
+#                         (perftest, qperf, iperf3; QP and WQE sweeps;
+#                         DCQCN/PFC on vs off), one guest boot per kernel
+#                         of BENCH_KVERS (6.1 and trixie-backports' 7.x,
+#                         about an hour each; run it on a quiet host):
+#                         build/bench/KVER/bench.{txt,csv,json,png};
+#                         BENCH_ARGS="--reps 5", "--parts sweep" ...
+#                         (tools/bench/sroce-bench -h); with --base-ko or
+#                         --tests in BENCH_ARGS the A/B table on 6.1
 #   make clean
 #
 # Each kernel gets its own build tree, build/<kver>/, made of symlinks to
@@ -198,6 +204,7 @@ lint:
 unit:
 	$(MAKE) -C $(TOP)/tools/unit run
 	python3 $(TOP)/tools/unit/test_sroce_qos.py
+	python3 $(TOP)/tools/bench/test-bench.py
 	$(MAKE) -C $(TOP)/tools/ccsim check
 
 fuzz:
@@ -481,10 +488,25 @@ cc-testbed:
 	$(VM) -k $(or $(KVER_61),$(KVER)) -t 900 --out $(BUILD)/cc-testbed -- \
 		$(TOP)/tools/cc-testbed --out /sroce-out $(CC_TESTBED_ARGS)
 
+# The matrix on each kernel of BENCH_KVERS, its module built first (a 7.x
+# one in its suite's root), results in build/bench/KVER/ and, for several
+# kernels, build/bench/summary.txt; or, when BENCH_ARGS names the table's
+# --base-ko or --tests, the table on the 6.1 kernel. The report's host
+# tests run first: a broken report must not cost hours of guest time.
+BENCH_KVERS ?= $(KVER_61) $(shell $(TOP)/tools/roots/sroce-root --offline \
+	--kver $(NEWEST_SUITE) 2>/dev/null)
 bench:
+	python3 $(TOP)/tools/bench/test-bench.py
+ifneq ($(filter --base-ko --tests,$(BENCH_ARGS)),)
 	$(MAKE) --no-print-directory module KVER=$(or $(KVER_61),$(KVER)) KDIR=
 	$(TOP)/tools/bench/sroce-bench -k $(or $(KVER_61),$(KVER)) \
 		--out $(BUILD)/bench/bench.txt $(BENCH_ARGS)
+else
+	@set -e; for k in $(BENCH_KVERS); do \
+		$(MAKE) --no-print-directory module KVER=$$k KDIR=; done
+	$(TOP)/tools/bench/sroce-bench --matrix $(addprefix -k ,$(BENCH_KVERS)) \
+		--out $(BUILD)/bench $(BENCH_ARGS)
+endif
 
 # DKMS: add this tree and build it for every supported kernel (no install).
 dkms-build:

@@ -21,7 +21,7 @@ packages=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
-	rdmacm-utils perftest python3-pyverbs iproute2 iputils-ping iperf3 procps
+	rdmacm-utils perftest qperf python3-pyverbs iproute2 iputils-ping iperf3 procps
 	ethtool tshark nvme-cli fio mmdebstrap curl debhelper dh-dkms gnuplot-nox
 	ucx-utils openmpi-bin python3-mpi4py libfabric-bin
 )
