@@ -194,12 +194,16 @@ retry_exceeded_on_both() {
 # each pair have requests outstanding) must fail with a retry-exceeded
 # completion and flush the rest, and storm must end. Timeout 2^15 *
 # 4.096 us = 134 ms: a budget of 1074 ms. The link stays down until every
-# QP has given up.
+# QP has given up. No SEND_WITH_INV: its window is bound through the
+# receiver's QP first, so a QP whose every slot waits on such binds has
+# nothing of its own outstanding when the link goes, never times out, and
+# is only closed once its peer failed (seen once on the debug kernel).
 long_flap() {
 	local name=long_flap t0 ms budget exp=15 timeouts side
 	budget=$(retry_budget_ms $exp $retry_cnt)
 	storm_start $name $((seed_base + 9)) -t 600 -x "$work/stop" -T $exp \
-		-r $retry_cnt -E expect
+		-r $retry_cnt -E expect \
+		-o send,write,write_imm,read,fetch_add,cmp_swap
 	if storm_running_and_flowing; then
 		counter "$DEV0" retry_exceeded_err rex0
 		counter "$DEV1" retry_exceeded_err rex1
