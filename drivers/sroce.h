@@ -25,6 +25,7 @@
 
 #define SROCE_CMDQ_LOG2_DEPTH		5
 #define SROCE_EQ_LOG2_DEPTH		6
+#define SROCE_CEQ_LOG2_DEPTH		6
 #define SROCE_CMD_TIMEOUT_MS		10000
 
 enum sroce_cmd_slot_state {
@@ -132,11 +133,18 @@ struct sroce_fault_knob {
  * @fatal_work: reports IB_EVENT_DEVICE_FATAL once the command queue died
  * @fault_knobs: the debugfs fault files, by enum sroce_fw_fault
  * @rx_ecn: last profile written to debugfs rx_ecn: kmin, kmax, pmax
- * @eq_mutex: serializes reaping @eq (the event vector, and the release of
- *	      @hold_events from debugfs); process context; protects
- *	      @hold_events and @events_held
- * @hold_events: debugfs hold_events: the event vector is not served
- * @events_held: the event vector was raised while held
+ * @ceq: completion event ring
+ * @ceq_head: free-running consumer position of @ceq
+ * @eq_mutex: serializes reaping @eq (the async event vector, and the
+ *	      release of @hold_events from debugfs); process context;
+ *	      protects @events_held; @hold_events is written under it and
+ *	      @ceq_lock
+ * @ceq_lock: serializes reaping @ceq (the completion vector, in softirq
+ *	      context, and the release of @hold_events, in process context
+ *	      with BHs off); protects @ceq_head and @ceq_held
+ * @hold_events: debugfs hold_events: neither event vector is served
+ * @events_held: the async event vector was raised while held
+ * @ceq_held: the completion vector was raised while held
  * @quarantine_lock: protects @quarantine; process context
  * @quarantine: memory the firmware may still use (of objects whose destroy
  *		failed), freed once the firmware is detached
@@ -165,9 +173,13 @@ struct sroce_dev {
 	struct work_struct fatal_work;
 	struct sroce_fault_knob fault_knobs[SROCE_FW_NUM_FAULTS];
 	u32 rx_ecn[3];
+	struct sroce_eq_entry *ceq;
+	u32 ceq_head;
 	struct mutex eq_mutex; /* EQ reaping, hold_events; process context */
+	spinlock_t ceq_lock; /* CEQ reaping, ceq_held; softirq and _bh */
 	bool hold_events;
 	bool events_held;
+	bool ceq_held;
 	struct mutex quarantine_lock; /* protects quarantine; process context */
 	struct list_head quarantine;
 	struct xarray cqs;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * sroce driver side of the firmware interface: the command queue (post,
- * wait, complete), the event queue, and opening/closing the NIC function.
+ * wait, complete), the event queues, and opening/closing the NIC function.
  */
 #include <linux/slab.h>
 #include <linux/ktime.h>
@@ -254,66 +254,96 @@ static void sroce_cmdq_reap(struct sroce_dev *sdev)
 	}
 }
 
-/* Event vector: dispatch each new event, then return the slots. */
-static void sroce_eq_reap(struct sroce_dev *sdev)
+/* Act on one event of either event queue. */
+static void sroce_event_dispatch(struct sroce_dev *sdev,
+				 const struct sroce_eq_entry *eqe)
+{
+	switch (le16_to_cpu(eqe->type)) {
+	case SROCE_EVENT_PORT_CHANGE:
+		sroce_handle_port_change(sdev, (const void *)eqe->data);
+		break;
+	case SROCE_EVENT_CQ_COMPLETION:
+	case SROCE_EVENT_CQ_ERROR:
+		sroce_handle_cq_event(sdev, le16_to_cpu(eqe->type),
+				      (const void *)eqe->data);
+		break;
+	case SROCE_EVENT_SRQ_LIMIT:
+		sroce_handle_srq_event(sdev, (const void *)eqe->data);
+		break;
+	case SROCE_EVENT_SQ_DRAINED:
+		sroce_handle_qp_event(sdev, (const void *)eqe->data);
+		break;
+	case SROCE_EVENT_PAGE_FAULT:
+		sroce_handle_page_fault(sdev, (const void *)eqe->data);
+		break;
+	default:
+		ibdev_warn_ratelimited(&sdev->ibdev,
+				       "unknown firmware event %u\n",
+				       le16_to_cpu(eqe->type));
+		break;
+	}
+}
+
+/*
+ * Dispatch each new event of @ring (1 << @log2 slots) from *@head on.
+ * Return: whether any came (the caller then returns the slots).
+ */
+static bool sroce_eq_drain(struct sroce_dev *sdev, struct sroce_eq_entry *ring,
+			   unsigned int log2, u32 *head)
 {
 	struct sroce_eq_entry eqe;
+	bool any = false;
 
 	for (;;) {
-		struct sroce_eq_entry *slot =
-			&sdev->eq[sdev->eq_head & (SROCE_EQ_DEPTH - 1)];
+		struct sroce_eq_entry *slot = &ring[*head & (BIT(log2) - 1)];
 		/* Acquire: pairs with the firmware's release of the phase. */
 		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
 
-		if ((flags & SROCE_EQE_PHASE) !=
-		    sroce_ring_phase(sdev->eq_head, SROCE_EQ_LOG2_DEPTH))
-			break;
+		if ((flags & SROCE_EQE_PHASE) != sroce_ring_phase(*head, log2))
+			return any;
 		eqe = *slot;
-		sdev->eq_head++;
-
-		switch (le16_to_cpu(eqe.type)) {
-		case SROCE_EVENT_PORT_CHANGE:
-			sroce_handle_port_change(sdev, (const void *)eqe.data);
-			break;
-		case SROCE_EVENT_CQ_COMPLETION:
-		case SROCE_EVENT_CQ_ERROR:
-			sroce_handle_cq_event(sdev, le16_to_cpu(eqe.type),
-					      (const void *)eqe.data);
-			break;
-		case SROCE_EVENT_SRQ_LIMIT:
-			sroce_handle_srq_event(sdev, (const void *)eqe.data);
-			break;
-		case SROCE_EVENT_SQ_DRAINED:
-			sroce_handle_qp_event(sdev, (const void *)eqe.data);
-			break;
-		case SROCE_EVENT_PAGE_FAULT:
-			sroce_handle_page_fault(sdev, (const void *)eqe.data);
-			break;
-		default:
-			ibdev_warn_ratelimited(&sdev->ibdev,
-					       "unknown firmware event %u\n",
-					       le16_to_cpu(eqe.type));
-			break;
-		}
+		(*head)++;
+		any = true;
+		sroce_event_dispatch(sdev, &eqe);
 	}
+}
+
+/* Async event vector: dispatch each new event, then return the slots. */
+static void sroce_eq_reap(struct sroce_dev *sdev)
+{
+	sroce_eq_drain(sdev, sdev->eq, SROCE_EQ_LOG2_DEPTH, &sdev->eq_head);
 	sroce_fw_ring_eq_doorbell(sdev->fw, sdev->eq_head);
 }
 
+/* Completion vector: the same for the completion event queue. */
+static void sroce_ceq_reap(struct sroce_dev *sdev)
+{
+	if (sroce_eq_drain(sdev, sdev->ceq, SROCE_CEQ_LOG2_DEPTH,
+			   &sdev->ceq_head))
+		sroce_fw_ring_ceq_doorbell(sdev->fw, sdev->ceq_head);
+}
+
 /**
- * sroce_hold_events() - stop or resume serving the event vector
+ * sroce_hold_events() - stop or resume serving the event vectors
  * @sdev: the device
- * @hold: leave events in the event queue from now on, or no longer
+ * @hold: leave events in the event queues from now on, or no longer
  *
  * Fault injection for tests (debugfs hold_events): while held, events
  * pile up in the firmware as if the driver fell behind. Releasing serves
- * the vector if it was raised meanwhile.
+ * each vector that was raised meanwhile.
  *
  * Context: process context.
  */
 void sroce_hold_events(struct sroce_dev *sdev, bool hold)
 {
 	mutex_lock(&sdev->eq_mutex);
+	spin_lock_bh(&sdev->ceq_lock);
 	sdev->hold_events = hold;
+	if (!hold && sdev->ceq_held) {
+		sdev->ceq_held = false;
+		sroce_ceq_reap(sdev);
+	}
+	spin_unlock_bh(&sdev->ceq_lock);
 	if (!hold && sdev->events_held) {
 		sdev->events_held = false;
 		sroce_eq_reap(sdev);
@@ -341,6 +371,14 @@ void sroce_irq(void *ctx, unsigned int vector)
 		else
 			sroce_eq_reap(sdev);
 		mutex_unlock(&sdev->eq_mutex);
+		break;
+	case SROCE_VEC_COMPLETION:
+		spin_lock_bh(&sdev->ceq_lock);
+		if (sdev->hold_events)
+			sdev->ceq_held = true;
+		else
+			sroce_ceq_reap(sdev);
+		spin_unlock_bh(&sdev->ceq_lock);
 		break;
 	}
 }
@@ -432,6 +470,7 @@ int sroce_hw_open(struct sroce_dev *sdev)
 	struct sroce_fw_queue_cfg cfg = {
 		.cmdq_log2_depth = SROCE_CMDQ_LOG2_DEPTH,
 		.eq_log2_depth = SROCE_EQ_LOG2_DEPTH,
+		.ceq_log2_depth = SROCE_CEQ_LOG2_DEPTH,
 	};
 	struct sroce_fw_dev *fw;
 	unsigned int i;
@@ -440,6 +479,7 @@ int sroce_hw_open(struct sroce_dev *sdev)
 	INIT_WORK(&sdev->fatal_work, sroce_fatal_work);
 	mutex_init(&sdev->quarantine_lock);
 	mutex_init(&sdev->eq_mutex);
+	spin_lock_init(&sdev->ceq_lock);
 	mutex_init(&sdev->qos_mutex);
 	INIT_LIST_HEAD(&sdev->quarantine);
 	sema_init(&q->slots_free, SROCE_CMDQ_DEPTH);
@@ -456,18 +496,26 @@ int sroce_hw_open(struct sroce_dev *sdev)
 	sdev->eq = kcalloc(SROCE_EQ_DEPTH, sizeof(*sdev->eq), GFP_KERNEL);
 	if (!sdev->eq)
 		goto err_free_cq;
+	sdev->ceq = kcalloc(BIT(SROCE_CEQ_LOG2_DEPTH), sizeof(*sdev->ceq),
+			    GFP_KERNEL);
+	if (!sdev->ceq)
+		goto err_free_eq;
 
 	cfg.cmdq = q->sq;
 	cfg.cmd_cq = q->cq;
 	cfg.eq = sdev->eq;
+	cfg.ceq = sdev->ceq;
 	fw = sroce_fw_attach(sdev->ndev, &cfg, sroce_irq, sdev);
 	if (IS_ERR(fw)) {
 		err = PTR_ERR(fw);
-		goto err_free_eq;
+		goto err_free_ceq;
 	}
 	sdev->fw = fw;
 	return 0;
 
+err_free_ceq:
+	kfree(sdev->ceq);
+	sdev->ceq = NULL;
 err_free_eq:
 	kfree(sdev->eq);
 	sdev->eq = NULL;
@@ -497,9 +545,11 @@ void sroce_hw_close(struct sroce_dev *sdev)
 		sroce_quarantine_release(sdev);
 	}
 	sdev->fw = NULL;
+	kfree(sdev->ceq);
 	kfree(sdev->eq);
 	kfree(sdev->cmdq.cq);
 	kfree(sdev->cmdq.sq);
+	sdev->ceq = NULL;
 	sdev->eq = NULL;
 	sdev->cmdq.cq = NULL;
 	sdev->cmdq.sq = NULL;

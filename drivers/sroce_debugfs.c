@@ -9,9 +9,9 @@
  *               write 1 to make the firmware's command processor stall
  *               (the next command times out and kills the device), 0 to
  *               release it; reads back the last value written
- *   hold_events write 1 to stop serving the event vector (events pile up
- *               in the firmware as if the driver fell behind), 0 to serve
- *               it again
+ *   hold_events write 1 to stop serving the event vectors, async and
+ *               completion (events pile up in the firmware as if the
+ *               driver fell behind), 0 to serve them again
  *   fault_tx_no_mem
  *               write N to make one packet in N the firmware builds, at
  *               random, find no memory (it is lost as on the wire), 0 to

@@ -9,6 +9,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
+#include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
@@ -53,15 +54,41 @@ struct sroce_fw_port {
 struct sroce_fw_gid_ref;
 
 /**
+ * struct sroce_fw_eq - one of the function's event queues
+ * @lock: protects @tail, @backlog, writes to @ring and the fields of the
+ *	  struct sroce_fw_event_src that post to this queue, and (of the
+ *	  async queue) the function's stopped flag; taken with interrupts
+ *	  off, from any context (netdev notifier and commands in process
+ *	  context, completions in softirq, the doorbell from wherever the
+ *	  driver rings it); innermost lock
+ * @ring: the driver's ring, 1 << @log2_depth entries
+ * @log2_depth: its size
+ * @tail: next slot to write
+ * @head_db: doorbell, last consumer position written by the driver
+ * @backlog: event sources whose event found the ring full, oldest first;
+ *	     moved into the ring by the doorbell
+ */
+struct sroce_fw_eq {
+	spinlock_t lock; /* see above; irqsave, any context, innermost */
+	struct sroce_eq_entry *ring;
+	unsigned int log2_depth;
+	u32 tail;
+	u32 head_db;
+	struct list_head backlog;
+};
+
+/**
  * struct sroce_fw_event_src - one source of asynchronous events
- * @node: on the function's event backlog while @queued
- * @type: enum sroce_event_type of the events it raises
+ * @node: on its event queue's backlog while @queued
+ * @type: enum sroce_event_type of the events it raises; CQ_COMPLETION
+ *	  events go to the completion event queue, all others to the
+ *	  async event queue
  * @queued: an event of this source found the event ring full and waits
  *	    on the backlog; a further event only updates @data
  * @dead: its object is being destroyed: it raises nothing any more
  * @data: payload of the waiting event (the latest one)
  *
- * Every field after @type is protected by the function's eq_lock. A
+ * Every field after @type is protected by its event queue's lock. A
  * source has at most one event waiting, so the backlog is bounded by the
  * number of objects and needs no allocation.
  */
@@ -853,24 +880,22 @@ struct sroce_fw_cc {
  * @deferred_ready: deferred command ends whose grace period is over, for
  *		    @cmd_work to finish and complete (lockless list; at
  *		    detach, for sroce_fw_detach() once both works stopped)
- * @eq_lock: protects @eq_tail, @eq_backlog, @stopped, writes to the event
- *	     ring and the fields of every struct sroce_fw_event_src; taken
- *	     with interrupts off, from any context (netdev notifier and
- *	     commands in process context, completions in softirq, the EQ
- *	     doorbell from wherever the driver rings it); innermost lock
- * @eq_tail: next event slot
- * @eq_head_db: event doorbell, last consumer position written
- * @eq_backlog: event sources whose event found the ring full, oldest
- *		first; moved into the ring by the EQ doorbell
+ * @eq: the async event queue (port, CQ error, SRQ limit, SQ drained,
+ *	page fault events), raised through @event_irq_work
+ * @ceq: the completion event queue (CQ_COMPLETION events), raised
+ *	 through @ceq_tasklet
  * @port_ev: source of PORT_CHANGE events
  * @stopped: the function is stopped (sroce_fw_stop(), detach): it
  *	     executes no command, raises no event, sends and receives
- *	     nothing; written under @eq_lock, read anywhere with READ_ONCE()
+ *	     nothing; written under @eq's lock, read anywhere with
+ *	     READ_ONCE()
  * @fault_cmd_stall: SROCE_FW_FAULT_CMD_STALL is set
  * @fault_wait: the command processor waits here while stalled
  * @fault_defer_hold: SROCE_FW_FAULT_DEFER_HOLD is set
  * @fault_tx_no_mem: SROCE_FW_FAULT_TX_NO_MEM's N (0: off)
  * @event_irq_work: raises the async-event vector outside notifier context
+ * @ceq_tasklet: raises the completion vector in softirq context, after
+ *		 whatever lock the completion was written under is released
  * @port: the single port's PHY state
  * @speed_work: samples the link speed outside the netdev notifier, then
  *		lets the PFC thresholds follow the MTU and speed
@@ -934,10 +959,8 @@ struct sroce_fw_dev {
 	struct work_struct deferred_work;
 	struct llist_head deferred_ready;
 
-	spinlock_t eq_lock; /* EQ ring, backlog, sources; irqsave, any ctx */
-	u32 eq_tail;
-	u32 eq_head_db;
-	struct list_head eq_backlog;
+	struct sroce_fw_eq eq;
+	struct sroce_fw_eq ceq;
 	struct sroce_fw_event_src port_ev;
 	bool stopped;
 	bool fault_cmd_stall;
@@ -945,6 +968,7 @@ struct sroce_fw_dev {
 	bool fault_defer_hold;
 	u32 fault_tx_no_mem;
 	struct work_struct event_irq_work;
+	struct tasklet_struct ceq_tasklet;
 
 	struct sroce_fw_port port;
 	struct work_struct speed_work;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * sroce firmware: function attach/detach, the command processor and the
- * event queue. The command processor runs on the firmware's own workqueue,
+ * event queues. The command processor runs on the firmware's own workqueue,
  * the way a NIC's embedded CPU would: it copies each command out of the
  * driver's ring before looking at it, executes it, writes a completion and
- * raises the completion vector once per batch. Commands that free what
- * RCU readers may hold complete after a grace period instead, out of
+ * raises the command completion vector once per batch. Commands that free
+ * what RCU readers may hold complete after a grace period instead, out of
  * order (sroce_fw_defer()).
  */
 #include <linux/slab.h>
@@ -219,29 +219,63 @@ static void sroce_fw_event_irq_work(struct work_struct *work)
 	fw->irq(fw->irq_ctx, SROCE_VEC_ASYNC_EVENT);
 }
 
-/* Room for one more event in the ring? Caller holds eq_lock. */
-static bool sroce_fw_eq_room(struct sroce_fw_dev *fw)
+static void sroce_fw_ceq_tasklet(struct tasklet_struct *t)
 {
-	/* Acquire: the driver is done with slots before it returns them. */
-	return fw->eq_tail - smp_load_acquire(&fw->eq_head_db) <
-	       BIT(fw->q.eq_log2_depth);
+	struct sroce_fw_dev *fw = from_tasklet(fw, t, ceq_tasklet);
+
+	fw->irq(fw->irq_ctx, SROCE_VEC_COMPLETION);
 }
 
-/* Write one event into the ring, which has room. Caller holds eq_lock. */
-static void sroce_fw_eq_write(struct sroce_fw_dev *fw, unsigned int type,
+static void sroce_fw_eq_init(struct sroce_fw_eq *eq,
+			     struct sroce_eq_entry *ring,
+			     unsigned int log2_depth)
+{
+	spin_lock_init(&eq->lock);
+	eq->ring = ring;
+	eq->log2_depth = log2_depth;
+	INIT_LIST_HEAD(&eq->backlog);
+}
+
+/* The queue a source's events go to. */
+static struct sroce_fw_eq *sroce_fw_src_eq(struct sroce_fw_dev *fw,
+					   const struct sroce_fw_event_src *src)
+{
+	return src->type == SROCE_EVENT_CQ_COMPLETION ? &fw->ceq : &fw->eq;
+}
+
+/* Raise @eq's vector. Caller holds eq->lock. */
+static void sroce_fw_eq_raise(struct sroce_fw_dev *fw, struct sroce_fw_eq *eq)
+{
+	if (eq == &fw->ceq)
+		tasklet_schedule(&fw->ceq_tasklet);
+	else
+		queue_work(sroce_fw_wq, &fw->event_irq_work);
+}
+
+/* Room for one more event in the ring? Caller holds eq->lock. */
+static bool sroce_fw_eq_room(const struct sroce_fw_eq *eq)
+{
+	/* Acquire: the driver is done with slots before it returns them. */
+	return eq->tail - smp_load_acquire(&eq->head_db) <
+	       BIT(eq->log2_depth);
+}
+
+/* Write one event into the ring, which has room. Caller holds eq->lock. */
+static void sroce_fw_eq_write(struct sroce_fw_eq *eq, unsigned int type,
 			      const void *data, unsigned int len)
 {
-	unsigned int log2 = fw->q.eq_log2_depth;
 	struct sroce_eq_entry *eqe;
 
-	eqe = &fw->q.eq[fw->eq_tail & (BIT(log2) - 1)];
+	eqe = &eq->ring[eq->tail & (BIT(eq->log2_depth) - 1)];
 	eqe->type = cpu_to_le16(type);
+	eqe->rsvd = 0;
 	memset(eqe->data, 0, sizeof(eqe->data));
 	memcpy(eqe->data, data, len);
 	/* Release: the payload must be visible before the phase bit. */
 	smp_store_release(&eqe->flags,
-			  cpu_to_le16(sroce_ring_phase(fw->eq_tail, log2)));
-	fw->eq_tail++;
+			  cpu_to_le16(sroce_ring_phase(eq->tail,
+						       eq->log2_depth)));
+	eq->tail++;
 }
 
 /**
@@ -277,30 +311,30 @@ void sroce_fw_post_event(struct sroce_fw_dev *fw,
 			 struct sroce_fw_event_src *src, const void *data,
 			 unsigned int len)
 {
+	struct sroce_fw_eq *eq = sroce_fw_src_eq(fw, src);
 	unsigned long flags;
 
 	if (WARN_ON_ONCE(len > sizeof(src->data)))
 		return;
 
-	spin_lock_irqsave(&fw->eq_lock, flags);
+	spin_lock_irqsave(&eq->lock, flags);
 	if (READ_ONCE(fw->stopped) || src->dead)
 		goto out_unlock;
-	if (!src->queued && list_empty(&fw->eq_backlog) &&
-	    sroce_fw_eq_room(fw)) {
-		sroce_fw_eq_write(fw, src->type, data, len);
+	if (!src->queued && list_empty(&eq->backlog) && sroce_fw_eq_room(eq)) {
+		sroce_fw_eq_write(eq, src->type, data, len);
 		/* Under the lock: detach stops events, then cancels this. */
-		queue_work(sroce_fw_wq, &fw->event_irq_work);
+		sroce_fw_eq_raise(fw, eq);
 		goto out_unlock;
 	}
 	memset(src->data, 0, sizeof(src->data));
 	memcpy(src->data, data, len);
 	if (!src->queued) {
 		src->queued = true;
-		list_add_tail(&src->node, &fw->eq_backlog);
+		list_add_tail(&src->node, &eq->backlog);
 		sroce_fw_count(fw, SROCE_STAT_EQ_DEFERRED);
 	}
 out_unlock:
-	spin_unlock_irqrestore(&fw->eq_lock, flags);
+	spin_unlock_irqrestore(&eq->lock, flags);
 }
 
 /**
@@ -316,15 +350,16 @@ out_unlock:
 void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
 			     struct sroce_fw_event_src *src)
 {
+	struct sroce_fw_eq *eq = sroce_fw_src_eq(fw, src);
 	unsigned long flags;
 
-	spin_lock_irqsave(&fw->eq_lock, flags);
+	spin_lock_irqsave(&eq->lock, flags);
 	src->dead = true;
 	if (src->queued) {
 		list_del_init(&src->node);
 		src->queued = false;
 	}
-	spin_unlock_irqrestore(&fw->eq_lock, flags);
+	spin_unlock_irqrestore(&eq->lock, flags);
 }
 
 /**
@@ -343,15 +378,22 @@ void sroce_fw_event_src_kill(struct sroce_fw_dev *fw,
  */
 void sroce_fw_stop(struct sroce_fw_dev *fw)
 {
+	struct sroce_fw_eq *eqs[] = { &fw->eq, &fw->ceq };
 	struct sroce_fw_event_src *src, *next;
+	unsigned int i;
 
-	spin_lock_irq(&fw->eq_lock);
+	/* Set first: an event posted to either queue from now on is dropped. */
+	spin_lock_irq(&fw->eq.lock);
 	WRITE_ONCE(fw->stopped, true);
-	list_for_each_entry_safe(src, next, &fw->eq_backlog, node) {
-		list_del_init(&src->node);
-		src->queued = false;
+	spin_unlock_irq(&fw->eq.lock);
+	for (i = 0; i < ARRAY_SIZE(eqs); i++) {
+		spin_lock_irq(&eqs[i]->lock);
+		list_for_each_entry_safe(src, next, &eqs[i]->backlog, node) {
+			list_del_init(&src->node);
+			src->queued = false;
+		}
+		spin_unlock_irq(&eqs[i]->lock);
 	}
-	spin_unlock_irq(&fw->eq_lock);
 	/* A stalled command processor wakes up and stops. */
 	wake_up(&fw->fault_wait);
 }
@@ -407,11 +449,13 @@ int sroce_fw_set_fault(struct sroce_fw_dev *fw, unsigned int fault,
 
 static bool sroce_fw_queue_cfg_valid(const struct sroce_fw_queue_cfg *cfg)
 {
-	return cfg->cmdq && cfg->cmd_cq && cfg->eq &&
+	return cfg->cmdq && cfg->cmd_cq && cfg->eq && cfg->ceq &&
 	       cfg->cmdq_log2_depth >= 1 &&
 	       cfg->cmdq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH &&
 	       cfg->eq_log2_depth >= 1 &&
-	       cfg->eq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH;
+	       cfg->eq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH &&
+	       cfg->ceq_log2_depth >= 1 &&
+	       cfg->ceq_log2_depth <= SROCE_FW_MAX_LOG2_DEPTH;
 }
 
 /**
@@ -445,10 +489,11 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	INIT_WORK(&fw->deferred_work, sroce_fw_deferred_work);
 	init_llist_head(&fw->deferred_ready);
 	INIT_WORK(&fw->event_irq_work, sroce_fw_event_irq_work);
+	tasklet_setup(&fw->ceq_tasklet, sroce_fw_ceq_tasklet);
 	sroce_fw_sched_init(fw);
 	sroce_fw_pfc_init(fw);
-	spin_lock_init(&fw->eq_lock);
-	INIT_LIST_HEAD(&fw->eq_backlog);
+	sroce_fw_eq_init(&fw->eq, cfg->eq, cfg->eq_log2_depth);
+	sroce_fw_eq_init(&fw->ceq, cfg->ceq, cfg->ceq_log2_depth);
 	init_waitqueue_head(&fw->fault_wait);
 	sroce_fw_event_src_init(&fw->port_ev, SROCE_EVENT_PORT_CHANGE);
 	spin_lock_init(&fw->gid_lock);
@@ -522,8 +567,9 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	/* Their callbacks run the scheduler: before its work is stopped. */
 	sroce_fw_pfc_stop(fw);
 	sroce_fw_sched_stop(fw);
-	/* Last: QP timers and completions above could still have queued it. */
+	/* Last: QP timers and completions above could still have raised them. */
 	cancel_work_sync(&fw->event_irq_work);
+	tasklet_kill(&fw->ceq_tasklet);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	sroce_fw_cc_free(fw);
 	kfree(fw);
@@ -543,8 +589,34 @@ void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail)
 	queue_work(sroce_fw_wq, &fw->cmd_work);
 }
 
+/* A doorbell of @eq: @head slots consumed; the backlog moves in. */
+static void sroce_fw_eq_doorbell(struct sroce_fw_dev *fw,
+				 struct sroce_fw_eq *eq, u32 head)
+{
+	struct sroce_fw_event_src *src;
+	unsigned long flags;
+	bool moved = false;
+
+	/* Release: the driver's reads of the slots come first. */
+	smp_store_release(&eq->head_db, head);
+
+	spin_lock_irqsave(&eq->lock, flags);
+	while (!list_empty(&eq->backlog) && sroce_fw_eq_room(eq)) {
+		src = list_first_entry(&eq->backlog, struct sroce_fw_event_src,
+				       node);
+		list_del_init(&src->node);
+		src->queued = false;
+		sroce_fw_eq_write(eq, src->type, src->data, sizeof(src->data));
+		moved = true;
+	}
+	/* The backlog is empty once stopped: nothing is raised then. */
+	if (moved)
+		sroce_fw_eq_raise(fw, eq);
+	spin_unlock_irqrestore(&eq->lock, flags);
+}
+
 /**
- * sroce_fw_ring_eq_doorbell() - return consumed event slots to the firmware
+ * sroce_fw_ring_eq_doorbell() - return consumed async event slots
  * @fw: the function
  * @eq_head: free-running consumer position after the last handled event
  *
@@ -555,26 +627,22 @@ void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail)
  */
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head)
 {
-	struct sroce_fw_event_src *src;
-	unsigned long flags;
-	bool moved = false;
+	sroce_fw_eq_doorbell(fw, &fw->eq, eq_head);
+}
 
-	/* Release: the driver's reads of the slots come first. */
-	smp_store_release(&fw->eq_head_db, eq_head);
-
-	spin_lock_irqsave(&fw->eq_lock, flags);
-	while (!list_empty(&fw->eq_backlog) && sroce_fw_eq_room(fw)) {
-		src = list_first_entry(&fw->eq_backlog,
-				       struct sroce_fw_event_src, node);
-		list_del_init(&src->node);
-		src->queued = false;
-		sroce_fw_eq_write(fw, src->type, src->data, sizeof(src->data));
-		moved = true;
-	}
-	/* The backlog is empty once stopped: nothing queues work then. */
-	if (moved)
-		queue_work(sroce_fw_wq, &fw->event_irq_work);
-	spin_unlock_irqrestore(&fw->eq_lock, flags);
+/**
+ * sroce_fw_ring_ceq_doorbell() - return consumed completion event slots
+ * @fw: the function
+ * @ceq_head: free-running consumer position after the last handled event
+ *
+ * As sroce_fw_ring_eq_doorbell(), for the completion event queue and
+ * vector.
+ *
+ * Context: any; does not sleep.
+ */
+void sroce_fw_ring_ceq_doorbell(struct sroce_fw_dev *fw, u32 ceq_head)
+{
+	sroce_fw_eq_doorbell(fw, &fw->ceq, ceq_head);
 }
 
 /**

@@ -69,6 +69,7 @@
 enum sroce_fw_vector {
 	SROCE_VEC_CMD_COMPLETION = 0,
 	SROCE_VEC_ASYNC_EVENT = 1,
+	SROCE_VEC_COMPLETION = 2,	/* the completion event queue */
 	SROCE_NUM_VECTORS,
 };
 

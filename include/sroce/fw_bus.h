@@ -21,8 +21,11 @@ struct sroce_fw_dev;
  * @ctx: the driver's context given to sroce_fw_attach()
  * @vector: enum sroce_fw_vector
  *
- * Runs in process context on the firmware's workqueue, never concurrently
- * with itself for the same vector. It must not wait for the firmware.
+ * SROCE_VEC_CMD_COMPLETION and SROCE_VEC_ASYNC_EVENT run in process
+ * context on the firmware's workqueue; SROCE_VEC_COMPLETION runs in
+ * softirq context (a tasklet), as a NIC's completion interrupt would run
+ * its handler at once, and must not sleep. A vector never runs
+ * concurrently with itself. The handler must not wait for the firmware.
  */
 typedef void (*sroce_fw_irq_fn)(void *ctx, unsigned int vector);
 
@@ -33,6 +36,9 @@ typedef void (*sroce_fw_irq_fn)(void *ctx, unsigned int vector);
  * @cmdq_log2_depth: log2 of the number of command slots
  * @eq: asynchronous event queue, 1 << @eq_log2_depth entries
  * @eq_log2_depth: log2 of the number of event slots
+ * @ceq: completion event queue (CQ_COMPLETION events only), 1 <<
+ *	 @ceq_log2_depth entries
+ * @ceq_log2_depth: log2 of the number of completion event slots
  *
  * All rings must be zeroed before attaching and stay allocated until
  * sroce_fw_detach() returns.
@@ -43,6 +49,8 @@ struct sroce_fw_queue_cfg {
 	unsigned int cmdq_log2_depth;
 	struct sroce_eq_entry *eq;
 	unsigned int eq_log2_depth;
+	struct sroce_eq_entry *ceq;
+	unsigned int ceq_log2_depth;
 };
 
 #define SROCE_FW_MAX_LOG2_DEPTH		12
@@ -62,6 +70,7 @@ int sroce_fw_set_rx_ecn(struct sroce_fw_dev *fw, u32 kmin, u32 kmax,
 			u32 pmax_pct);
 void sroce_fw_ring_cmd_doorbell(struct sroce_fw_dev *fw, u32 sq_tail);
 void sroce_fw_ring_eq_doorbell(struct sroce_fw_dev *fw, u32 eq_head);
+void sroce_fw_ring_ceq_doorbell(struct sroce_fw_dev *fw, u32 ceq_head);
 void sroce_fw_ring_cq_arm_doorbell(struct sroce_fw_dev *fw, u32 cqn,
 				   unsigned int how);
 void sroce_fw_ring_sq_doorbell(struct sroce_fw_dev *fw, u32 qpn);

@@ -4,14 +4,14 @@
  * at once. Hundreds of CQs share one completion channel, each armed and
  * each the receive CQ of a UD QP; one sender QP sends one loopback
  * datagram to every one of them in a single post. Far more events than
- * the device's event queue holds are raised together: every CQ's event
- * must arrive on the channel (poll() with a deadline), be acknowledged,
- * and every CQ must hold its one completion.
+ * the device's completion event queue holds are raised together: every
+ * CQ's event must arrive on the channel (poll() with a deadline), be
+ * acknowledged, and every CQ must hold its one completion.
  *
- * Where the driver has the debugfs knob hold_events, the event vector is
- * held while the datagrams land, until the port counter
- * eq_events_deferred shows the event queue overflowed: the overflow is
- * then certain, not a matter of timing. Without the knob (older
+ * Where the driver has the debugfs knob hold_events, the event vectors
+ * are held while the datagrams land, until the port counter
+ * eq_events_deferred shows the completion event queue overflowed: the
+ * overflow is then certain, not a matter of timing. Without the knob (older
  * modules) the burst alone has to overflow it.
  *
  * Environment:
@@ -43,7 +43,7 @@
 #define SLOT_LEN	(GRH_LEN + MSG_LEN)
 #define EVENT_WAIT_MS	20000
 #define SEND_WAIT_MS	20000
-#define EQ_SLOTS	64	/* the driver's event queue */
+#define EQ_SLOTS	64	/* the completion event queue */
 #define DEBUGFS_SROCE	"/sys/kernel/debug/sroce"
 
 SROCE_REQUIRE_DEVICE("SROCE_GID_INDEX");
@@ -303,7 +303,7 @@ TEST_F_TIMEOUT(many, every_cq_event_delivered, 600)
 	ASSERT_EQ(self->n, polled) TH_LOG("%u of %u sends completed",
 					  polled, self->n);
 
-	/* Held: wait until the event queue overflowed, then serve it. */
+	/* Held: wait until the completion event queue overflowed, then serve it. */
 	if (held) {
 		deadline = sroce_now_ms() + SEND_WAIT_MS;
 		do {
