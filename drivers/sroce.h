@@ -148,7 +148,7 @@ struct sroce_fault_knob {
  * @quarantine_lock: protects @quarantine; process context
  * @quarantine: memory the firmware may still use (of objects whose destroy
  *		failed), freed once the firmware is detached
- * @cqs: CQs by number, for completion events (lock: the xarray's, IRQ-safe)
+ * @cqs: CQs by number, for completion events (lock: the xarray's, BH-safe)
  * @qps: QPs by number, for kernel work completions
  * @srqs: SRQs by number, for limit events (lock: the xarray's, IRQ-safe)
  * @odp_mrs: on-demand paging regions by key index, for page faults (lock:

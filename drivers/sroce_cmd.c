@@ -254,7 +254,7 @@ static void sroce_cmdq_reap(struct sroce_dev *sdev)
 	}
 }
 
-/* Act on one event of either event queue. */
+/* Act on one event of the async event queue. */
 static void sroce_event_dispatch(struct sroce_dev *sdev,
 				 const struct sroce_eq_entry *eqe)
 {
@@ -262,9 +262,8 @@ static void sroce_event_dispatch(struct sroce_dev *sdev,
 	case SROCE_EVENT_PORT_CHANGE:
 		sroce_handle_port_change(sdev, (const void *)eqe->data);
 		break;
-	case SROCE_EVENT_CQ_COMPLETION:
 	case SROCE_EVENT_CQ_ERROR:
-		sroce_handle_cq_event(sdev, le16_to_cpu(eqe->type),
+		sroce_handle_cq_event(sdev, SROCE_EVENT_CQ_ERROR,
 				      (const void *)eqe->data);
 		break;
 	case SROCE_EVENT_SRQ_LIMIT:
@@ -284,42 +283,60 @@ static void sroce_event_dispatch(struct sroce_dev *sdev,
 	}
 }
 
-/*
- * Dispatch each new event of @ring (1 << @log2 slots) from *@head on.
- * Return: whether any came (the caller then returns the slots).
- */
-static bool sroce_eq_drain(struct sroce_dev *sdev, struct sroce_eq_entry *ring,
-			   unsigned int log2, u32 *head)
-{
-	struct sroce_eq_entry eqe;
-	bool any = false;
-
-	for (;;) {
-		struct sroce_eq_entry *slot = &ring[*head & (BIT(log2) - 1)];
-		/* Acquire: pairs with the firmware's release of the phase. */
-		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
-
-		if ((flags & SROCE_EQE_PHASE) != sroce_ring_phase(*head, log2))
-			return any;
-		eqe = *slot;
-		(*head)++;
-		any = true;
-		sroce_event_dispatch(sdev, &eqe);
-	}
-}
-
 /* Async event vector: dispatch each new event, then return the slots. */
 static void sroce_eq_reap(struct sroce_dev *sdev)
 {
-	sroce_eq_drain(sdev, sdev->eq, SROCE_EQ_LOG2_DEPTH, &sdev->eq_head);
+	struct sroce_eq_entry eqe;
+
+	for (;;) {
+		struct sroce_eq_entry *slot =
+			&sdev->eq[sdev->eq_head & (SROCE_EQ_DEPTH - 1)];
+		/* Acquire: pairs with the firmware's release of the phase. */
+		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
+
+		if ((flags & SROCE_EQE_PHASE) !=
+		    sroce_ring_phase(sdev->eq_head, SROCE_EQ_LOG2_DEPTH))
+			break;
+		eqe = *slot;
+		sdev->eq_head++;
+		sroce_event_dispatch(sdev, &eqe);
+	}
 	sroce_fw_ring_eq_doorbell(sdev->fw, sdev->eq_head);
 }
 
-/* Completion vector: the same for the completion event queue. */
+/*
+ * Completion vector, in softirq context: each new completion event, then
+ * the slots back. Only CQ_COMPLETION belongs here; the handlers of the
+ * other events may sleep.
+ */
 static void sroce_ceq_reap(struct sroce_dev *sdev)
 {
-	if (sroce_eq_drain(sdev, sdev->ceq, SROCE_CEQ_LOG2_DEPTH,
-			   &sdev->ceq_head))
+	const unsigned int log2 = SROCE_CEQ_LOG2_DEPTH;
+	bool any = false;
+
+	for (;;) {
+		struct sroce_eq_entry *slot =
+			&sdev->ceq[sdev->ceq_head & (BIT(log2) - 1)];
+		/* Acquire: pairs with the firmware's release of the phase. */
+		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
+		struct sroce_event_cq ev;
+		u16 type;
+
+		if ((flags & SROCE_EQE_PHASE) !=
+		    sroce_ring_phase(sdev->ceq_head, log2))
+			break;
+		type = le16_to_cpu(slot->type);
+		memcpy(&ev, slot->data, sizeof(ev));
+		sdev->ceq_head++;
+		any = true;
+		if (type == SROCE_EVENT_CQ_COMPLETION)
+			sroce_handle_cq_event(sdev, type, &ev);
+		else
+			ibdev_warn_ratelimited(&sdev->ibdev,
+					       "event %u on the completion event queue\n",
+					       type);
+	}
+	if (any)
 		sroce_fw_ring_ceq_doorbell(sdev->fw, sdev->ceq_head);
 }
 

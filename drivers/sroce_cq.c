@@ -98,7 +98,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			goto err_destroy_cq;
 	}
 
-	err = xa_insert_irq(&sdev->cqs, cq->cqn, cq, GFP_KERNEL);
+	err = xa_insert_bh(&sdev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err)
 		goto err_destroy_cq;
 	ibcq->cqe = cq->mask;
@@ -152,7 +152,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	err = sroce_cq_destroy_fw(sdev, cq->cqn);
 	/* After this no event handler can be running for the CQ. */
-	xa_erase_irq(&sdev->cqs, cq->cqn);
+	xa_erase_bh(&sdev->cqs, cq->cqn);
 	/* The ring stays allocated while the firmware may still write it. */
 	sroce_ring_free(sdev, cq->mmap, cq->ring, err != 0);
 	return 0;
@@ -365,15 +365,18 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * @ev: the event payload
  *
  * Calls the CQ's completion handler, or reports IB_EVENT_CQ_ERR. Runs
- * under the CQ table lock, so destroy_cq cannot free the CQ meanwhile.
+ * under the CQ table lock, so destroy_cq cannot free the CQ meanwhile;
+ * with BHs off but interrupts on, so that a handler may post or re-arm.
+ *
+ * Context: softirq (the completion vector, CQ_COMPLETION) or process
+ * context (the async event vector, CQ_ERROR).
  */
 void sroce_handle_cq_event(struct sroce_dev *sdev, unsigned int type,
 			   const struct sroce_event_cq *ev)
 {
 	struct sroce_cq *cq;
-	unsigned long flags;
 
-	xa_lock_irqsave(&sdev->cqs, flags);
+	xa_lock_bh(&sdev->cqs);
 	cq = xa_load(&sdev->cqs, le32_to_cpu(ev->cqn));
 	if (cq && type == SROCE_EVENT_CQ_COMPLETION &&
 	    cq->ibcq.comp_handler) {
@@ -388,5 +391,5 @@ void sroce_handle_cq_event(struct sroce_dev *sdev, unsigned int type,
 
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 	}
-	xa_unlock_irqrestore(&sdev->cqs, flags);
+	xa_unlock_bh(&sdev->cqs);
 }

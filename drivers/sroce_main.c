@@ -145,7 +145,7 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	spin_lock_init(&sdev->port_lock);
-	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_BH);
 	xa_init(&sdev->qps);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
 	xa_init(&sdev->odp_mrs);

@@ -291,15 +291,17 @@ void sroce_fw_event_src_init(struct sroce_fw_event_src *src,
 }
 
 /**
- * sroce_fw_post_event() - raise an asynchronous event to the driver
+ * sroce_fw_post_event() - raise an event to the driver
  * @fw: the function
  * @src: the object's source of this kind of event
  * @data: event payload
  * @len: payload size, at most SROCE_EVENT_DATA_MAX
  *
- * No event is lost. One that finds the ring full (or others already
- * waiting, so that events keep their order) waits on the backlog, and the
- * EQ doorbell moves it into the ring once the driver has returned slots.
+ * A CQ_COMPLETION event goes to the completion event queue, any other to
+ * the async event queue. No event is lost. One that finds its ring full
+ * (or others already waiting, so that events keep their order) waits on
+ * that queue's backlog, and the queue's doorbell moves it into the ring
+ * once the driver has returned slots.
  * A source whose event is still waiting is not queued twice: the waiting
  * event takes the newer payload, as a NIC coalesces an event it has not
  * yet written. Nothing is raised for a killed source or a stopped
@@ -382,7 +384,11 @@ void sroce_fw_stop(struct sroce_fw_dev *fw)
 	struct sroce_fw_event_src *src, *next;
 	unsigned int i;
 
-	/* Set first: an event posted to either queue from now on is dropped. */
+	/*
+	 * Set first. A post to the CEQ that read it clear just before may
+	 * still write its ring and schedule the tasklet, which detach
+	 * kills; what it left on the backlog goes below.
+	 */
 	spin_lock_irq(&fw->eq.lock);
 	WRITE_ONCE(fw->stopped, true);
 	spin_unlock_irq(&fw->eq.lock);

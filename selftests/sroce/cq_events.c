@@ -303,7 +303,7 @@ TEST_F_TIMEOUT(many, every_cq_event_delivered, 600)
 	ASSERT_EQ(self->n, polled) TH_LOG("%u of %u sends completed",
 					  polled, self->n);
 
-	/* Held: wait until the completion event queue overflowed, then serve it. */
+	/* Held: wait until the completion queue's events overflowed. */
 	if (held) {
 		deadline = sroce_now_ms() + SEND_WAIT_MS;
 		do {
