@@ -16,6 +16,8 @@
 
 #include "sroce.h"
 
+static struct lock_class_key sroce_cq_table_key;
+
 /* Devices of this driver; protected by sroce_devs_lock. */
 static LIST_HEAD(sroce_devs);
 /* protects sroce_devs */
@@ -146,6 +148,13 @@ static int sroce_newlink(const char *name, struct net_device *ndev)
 	INIT_WORK(&sdev->unregister_work, sroce_unregister_work);
 	spin_lock_init(&sdev->port_lock);
 	xa_init_flags(&sdev->cqs, XA_FLAGS_LOCK_BH);
+	/*
+	 * The tables' locks share one lockdep class, that of xa_init_flags()
+	 * in this file. The CQ table's is taken in softirq (the completion
+	 * vector), the QP table's without BHs off: a class of its own keeps
+	 * lockdep from taking them for one lock.
+	 */
+	lockdep_set_class(&sdev->cqs.xa_lock, &sroce_cq_table_key);
 	xa_init(&sdev->qps);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_IRQ);
 	xa_init(&sdev->odp_mrs);
