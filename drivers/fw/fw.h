@@ -146,6 +146,16 @@ struct sroce_fw_cq {
 #define SROCE_FW_ACKREQ_EVERY		16
 
 /*
+ * READ responses the completer can place ahead of the one it waits for:
+ * a ring of bits indexed by PSN, at least the send window. It divides the
+ * PSN space, so that the index stays right as the 24-bit PSN wraps.
+ */
+#define SROCE_FW_RD_AHEAD		SROCE_FW_SEND_WINDOW
+static_assert((SROCE_PSN_MASK + 1) % SROCE_FW_RD_AHEAD == 0);
+/* The last packet a full window allows asks for an ACK. */
+static_assert(SROCE_FW_SEND_WINDOW % SROCE_FW_ACKREQ_EVERY == 0);
+
+/*
  * Packets one message may take: half the PSN space less one, so that PSN
  * arithmetic (differences within +-2^23) stays unambiguous across it. At
  * path MTU 256 this caps a message at 1 GiB; from 512 up, the IBA limit of
@@ -498,9 +508,11 @@ struct sroce_fw_deferred {
  * @una_psn: RC: oldest PSN not acknowledged
  * @comp_psn: RC: next READ response PSN the completer expects
  * @rd_atomic_out: RC: READ and atomic WQEs sent, not yet answered
- * @rd_ahead: RC: READ responses placed ahead of @comp_psn, bit i for
- *	      PSN @comp_psn + i (bit 0 stays clear); all of the READ at
- *	      sq_cons. Kept by a rewind to @comp_psn, cleared by any other.
+ * @rd_ahead: RC: READ responses placed ahead of @comp_psn, of the READ
+ *	      at sq_cons: bit PSN % SROCE_FW_RD_AHEAD, for PSNs after
+ *	      @comp_psn and less than SROCE_FW_RD_AHEAD beyond it (so the
+ *	      bit of @comp_psn stays clear). Kept by a rewind to @comp_psn,
+ *	      cleared by any other.
  * @rd_gap_psn: RC: the @comp_psn a lost READ response was last asked for
  *		again from (valid while @rd_gap_asked)
  * @rd_gap_asked: RC: see @rd_gap_psn; cleared when @comp_psn moves on
@@ -601,7 +613,7 @@ struct sroce_fw_qp {
 	u32 una_psn;
 	u32 comp_psn;
 	u32 rd_atomic_out;
-	u64 rd_ahead;
+	DECLARE_BITMAP(rd_ahead, SROCE_FW_RD_AHEAD);
 	u32 rd_gap_psn;
 	bool rd_gap_asked;
 	bool rnr_wait;
@@ -1413,10 +1425,7 @@ void sroce_fw_odp_resume_completer(struct sroce_fw_dev *fw,
 int sroce_fw_net_init(void);
 void sroce_fw_net_exit(void);
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
-		  const struct sroce_fw_path *path);
-int sroce_fw_xmit_train(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			const struct sroce_fw_path *path, u32 seg_len,
-			u16 segs);
+		  const struct sroce_fw_path *path, u32 seg_len, u16 segs);
 void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb);
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
 			const u16 *quanta);

@@ -54,7 +54,7 @@ static void sroce_fw_rewind(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	 * there: a late one still completes the run at once.
 	 */
 	if (psn != qp->comp_psn)
-		qp->rd_ahead = 0;
+		bitmap_zero(qp->rd_ahead, SROCE_FW_RD_AHEAD);
 	qp->comp_psn = psn;
 	/* Every READ, atomic, FLUSH from here on is sent, and counted, again. */
 	qp->rd_atomic_out = 0;
@@ -313,6 +313,12 @@ static void sroce_fw_response_unplaceable(struct sroce_fw_dev *fw,
 	sroce_fw_sched_add(fw, qp);
 }
 
+/* Whether the READ response at @psn was placed ahead of comp_psn. */
+static bool sroce_fw_rd_ahead_test(const struct sroce_fw_qp *qp, u32 psn)
+{
+	return test_bit(psn % SROCE_FW_RD_AHEAD, qp->rd_ahead);
+}
+
 /*
  * A READ response beyond comp_psn, the one expected: that one is late or
  * was lost. This one is placed now (the send window keeps it within
@@ -324,8 +330,6 @@ static void sroce_fw_response_unplaceable(struct sroce_fw_dev *fw,
  * and once for each comp_psn, so that the responses to the first request
  * still on their way do not ask again. Caller holds qp->lock.
  */
-#define SROCE_FW_RD_AHEAD	64
-static_assert(SROCE_FW_SEND_WINDOW <= SROCE_FW_RD_AHEAD);
 static void sroce_fw_read_ahead(struct sroce_fw_dev *fw,
 				struct sroce_fw_qp *qp,
 				const struct sroce_fw_sq_track *t,
@@ -339,10 +343,11 @@ static void sroce_fw_read_ahead(struct sroce_fw_dev *fw,
 	    !sroce_psn_after(info->psn, qp->comp_psn))
 		return;		/* a duplicate of one placed already */
 	ahead = sroce_psn_diff(info->psn, qp->comp_psn);
-	if (ahead < SROCE_FW_RD_AHEAD && !(qp->rd_ahead & BIT_ULL(ahead))) {
+	if (ahead < SROCE_FW_RD_AHEAD &&
+	    !sroce_fw_rd_ahead_test(qp, info->psn)) {
 		err = sroce_fw_place_response(fw, qp, t, pkt);
 		if (!err) {
-			qp->rd_ahead |= BIT_ULL(ahead);
+			__set_bit(info->psn % SROCE_FW_RD_AHEAD, qp->rd_ahead);
 		} else if (err != -EAGAIN) {
 			sroce_fw_response_unplaceable(fw, qp);
 			return;
@@ -410,7 +415,7 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 	if (sroce_psn_before(qp->comp_psn, t->first_psn) ||
 	    sroce_psn_after(qp->comp_psn, t->last_psn)) {
 		qp->comp_psn = t->first_psn;
-		qp->rd_ahead = 0;
+		bitmap_zero(qp->rd_ahead, SROCE_FW_RD_AHEAD);
 	}
 	if (info->psn != qp->comp_psn) {
 		sroce_fw_read_ahead(fw, qp, t, pkt);
@@ -443,10 +448,9 @@ static void sroce_fw_complete_rd_atomic(struct sroce_fw_dev *fw,
 
 	/* This one, and those placed ahead of it that follow without a gap. */
 	qp->comp_psn = sroce_psn_add(info->psn, 1);
-	qp->rd_ahead >>= 1;
-	while (qp->rd_ahead & 1) {
+	while (sroce_fw_rd_ahead_test(qp, qp->comp_psn)) {
+		__clear_bit(qp->comp_psn % SROCE_FW_RD_AHEAD, qp->rd_ahead);
 		qp->comp_psn = sroce_psn_add(qp->comp_psn, 1);
-		qp->rd_ahead >>= 1;
 	}
 	qp->rd_gap_asked = false;
 	if (sroce_psn_after(qp->comp_psn, qp->una_psn))

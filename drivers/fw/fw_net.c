@@ -335,7 +335,7 @@ drop:
  * linear, without ICRCs.
  */
 struct sroce_fw_rx_train {
-	struct sk_buff *skb;
+	__be16 protocol;
 	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
 	unsigned int l3_len;
 	unsigned int l3_type;
@@ -357,7 +357,7 @@ static struct sk_buff *sroce_fw_train_seg_copy(struct sroce_fw_rx_train *t,
 	skb_put_data(skb, pkt, len);
 	skb_reset_network_header(skb);
 	skb_set_transport_header(skb, t->l3_len - sizeof(struct udphdr));
-	skb->protocol = t->skb->protocol;
+	skb->protocol = t->protocol;
 	skb_pull(skb, t->l3_len - sizeof(struct udphdr));
 	return skb;
 }
@@ -378,7 +378,7 @@ static void sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 	struct sroce_fw_dev *fw;
 	u16 i;
 
-	t.skb = skb;
+	t.protocol = skb->protocol;
 	t.l3_len = pkt - l3;
 	t.first_id = 0;
 	if (skb->protocol == htons(ETH_P_IP)) {
@@ -1126,13 +1126,26 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 	return err > 0 ? -ENOBUFS : err;
 }
 
-/*
- * Send @skb: one RoCE packet (@segs 1) or a train of @segs packets of
- * @seg_len bytes, the last maybe shorter. RoCE v1 takes no trains.
+/**
+ * sroce_fw_xmit() - send one RoCE packet or a train of them
+ * @fw: the function
+ * @skb: transport headers, payload and pad, with 4 bytes reserved at the
+ *	 tail for the ICRC, and SROCE_FW_XMIT_HEADROOM of headroom; for a
+ *	 train, linear: @segs such packets back to back
+ * @path: addresses and header fields
+ * @seg_len: length of a packet, BTH through ICRC (the last of a train may
+ *	     be shorter); @skb->len for one packet
+ * @segs: packets in @skb; more than 1 only for RoCE v2
+ *
+ * Out of the port a train is one UDP datagram for segmentation into one
+ * per packet; to a function of this namespace the internal loopback hands
+ * it over whole. Consumes @skb in every case.
+ *
+ * Context: process or softirq context.
+ * Return: 0 or a negative errno (the packet or train is dropped).
  */
-static int sroce_fw_xmit_segs(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			      const struct sroce_fw_path *path, u32 seg_len,
-			      u16 segs)
+int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
+		  const struct sroce_fw_path *path, u32 seg_len, u16 segs)
 {
 	struct net_device *dev;
 	struct udphdr *uh;
@@ -1192,47 +1205,6 @@ err_drop:
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return err;
-}
-
-/**
- * sroce_fw_xmit() - send one RoCE packet
- * @fw: the function
- * @skb: transport headers, payload and pad, with 4 bytes reserved at the
- *	 tail for the ICRC and SROCE_FW_XMIT_HEADROOM of headroom
- * @path: addresses and header fields
- *
- * Consumes @skb in every case.
- *
- * Context: process or softirq context.
- * Return: 0 or a negative errno (the packet is dropped).
- */
-int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
-		  const struct sroce_fw_path *path)
-{
-	return sroce_fw_xmit_segs(fw, skb, path, skb->len, 1);
-}
-
-/**
- * sroce_fw_xmit_train() - send a train of RoCE packets as one datagram
- * @fw: the function
- * @skb: linear: @segs packets back to back as sroce_fw_xmit() takes one,
- *	 each @seg_len bytes long but the last, which may be shorter
- * @path: addresses and header fields, RoCE v2
- * @seg_len: length of a packet, BTH through ICRC
- * @segs: packets in @skb, at least 2
- *
- * Out of the port the train is one UDP datagram for segmentation into one
- * per packet; to a function of this namespace the internal loopback hands
- * it over whole. Consumes @skb in every case.
- *
- * Context: process or softirq context.
- * Return: 0 or a negative errno (the train is dropped).
- */
-int sroce_fw_xmit_train(struct sroce_fw_dev *fw, struct sk_buff *skb,
-			const struct sroce_fw_path *path, u32 seg_len,
-			u16 segs)
-{
-	return sroce_fw_xmit_segs(fw, skb, path, seg_len, segs);
 }
 
 /**

@@ -352,7 +352,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->nak_sent = false;
 	qp->msn = 0;
 	qp->rd_atomic_out = 0;
-	qp->rd_ahead = 0;
+	bitmap_zero(qp->rd_ahead, SROCE_FW_RD_AHEAD);
 	qp->rd_gap_asked = false;
 	qp->rnr_wait = false;
 	qp->odp_rewind = false;
@@ -432,7 +432,7 @@ u16 sroce_fw_cmd_modify_qp(struct sroce_fw_dev *fw, const void *req,
 		 * responses from there on as its start.
 		 */
 		qp->comp_psn = qp->next_psn;
-		qp->rd_ahead = 0;
+		bitmap_zero(qp->rd_ahead, SROCE_FW_RD_AHEAD);
 		qp->rd_gap_asked = false;
 	}
 	if (mask & SROCE_QPA_RETRY_CNT)

@@ -976,8 +976,12 @@ static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
 	pkt->ready_qp = NULL;
 }
 
-/* READ response packets (or atomic acknowledgments) per turn of a QP. */
-#define SROCE_FW_RESP_QUANTUM	SROCE_FW_SEND_WINDOW
+/*
+ * READ response packets (or atomic acknowledgments) per turn of a QP, so
+ * that a long READ shares the port with other QPs' turns whatever the
+ * requester's window (SROCE_FW_SEND_WINDOW, 64 today).
+ */
+#define SROCE_FW_RESP_QUANTUM	64
 
 /**
  * sroce_fw_resp_transmit() - the responder's part of a QP's turn

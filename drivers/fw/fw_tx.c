@@ -90,7 +90,7 @@ struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
  * Trains. Consecutive packets of a QP's turn are built back to back into
  * one skb, as TCP builds its segments into one GSO skb, and leave as one
  * UDP datagram marked for segmentation into datagrams of one packet each
- * (sroce_fw_xmit_train()): the IP stack, the qdiscs and a veth handle the
+ * (sroce_fw_xmit()): the IP stack, the qdiscs and a veth handle the
  * train once, and whoever cuts it (the NIC, the stack before a device
  * that cannot, or the receiving socket behind a veth) gives each packet
  * its own IP and UDP header. A train takes packets of one length; a
@@ -247,7 +247,7 @@ void sroce_fw_tx_cancel(struct sroce_fw_train *t)
  * @fw: the function
  * @t: the train; empty afterwards
  *
- * The only caller of sroce_fw_xmit() and sroce_fw_xmit_train() besides
+ * The only caller of sroce_fw_xmit() besides
  * sroce_fw_tx_ctrl(). A train that failed to leave is lost as on the wire.
  *
  * Context: as sroce_fw_tx_begin().
@@ -259,10 +259,8 @@ void sroce_fw_train_send(struct sroce_fw_dev *fw, struct sroce_fw_train *t)
 	if (!skb)
 		return;
 	t->skb = NULL;
-	if (t->segs == 1)
-		sroce_fw_xmit(fw, skb, &t->path);
-	else
-		sroce_fw_xmit_train(fw, skb, &t->path, t->seg_len, t->segs);
+	sroce_fw_xmit(fw, skb, &t->path, t->segs == 1 ? skb->len : t->seg_len,
+		      t->segs);
 }
 
 /**
@@ -281,7 +279,7 @@ void sroce_fw_train_send(struct sroce_fw_dev *fw, struct sroce_fw_train *t)
 int sroce_fw_tx_ctrl(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		     const struct sroce_fw_path *path)
 {
-	return sroce_fw_xmit(fw, skb, path);
+	return sroce_fw_xmit(fw, skb, path, skb->len, 1);
 }
 
 /**
