@@ -283,24 +283,32 @@ static void sroce_event_dispatch(struct sroce_dev *sdev,
 	}
 }
 
+/*
+ * Copy the next new event of @ring (1 << @log2 slots) at *@head into @eqe
+ * and step past it. Return: false if there is none.
+ */
+static bool sroce_eq_next(const struct sroce_eq_entry *ring, unsigned int log2,
+			  u32 *head, struct sroce_eq_entry *eqe)
+{
+	const struct sroce_eq_entry *slot = &ring[*head & (BIT(log2) - 1)];
+	/* Acquire: pairs with the firmware's release of the phase. */
+	u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
+
+	if ((flags & SROCE_EQE_PHASE) != sroce_ring_phase(*head, log2))
+		return false;
+	*eqe = *slot;
+	(*head)++;
+	return true;
+}
+
 /* Async event vector: dispatch each new event, then return the slots. */
 static void sroce_eq_reap(struct sroce_dev *sdev)
 {
 	struct sroce_eq_entry eqe;
 
-	for (;;) {
-		struct sroce_eq_entry *slot =
-			&sdev->eq[sdev->eq_head & (SROCE_EQ_DEPTH - 1)];
-		/* Acquire: pairs with the firmware's release of the phase. */
-		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
-
-		if ((flags & SROCE_EQE_PHASE) !=
-		    sroce_ring_phase(sdev->eq_head, SROCE_EQ_LOG2_DEPTH))
-			break;
-		eqe = *slot;
-		sdev->eq_head++;
+	while (sroce_eq_next(sdev->eq, SROCE_EQ_LOG2_DEPTH, &sdev->eq_head,
+			     &eqe))
 		sroce_event_dispatch(sdev, &eqe);
-	}
 	sroce_fw_ring_eq_doorbell(sdev->fw, sdev->eq_head);
 }
 
@@ -311,26 +319,17 @@ static void sroce_eq_reap(struct sroce_dev *sdev)
  */
 static void sroce_ceq_reap(struct sroce_dev *sdev)
 {
-	const unsigned int log2 = SROCE_CEQ_LOG2_DEPTH;
+	struct sroce_eq_entry eqe;
 	bool any = false;
 
-	for (;;) {
-		struct sroce_eq_entry *slot =
-			&sdev->ceq[sdev->ceq_head & (BIT(log2) - 1)];
-		/* Acquire: pairs with the firmware's release of the phase. */
-		u16 flags = le16_to_cpu(smp_load_acquire(&slot->flags));
-		struct sroce_event_cq ev;
-		u16 type;
+	while (sroce_eq_next(sdev->ceq, SROCE_CEQ_LOG2_DEPTH, &sdev->ceq_head,
+			     &eqe)) {
+		u16 type = le16_to_cpu(eqe.type);
 
-		if ((flags & SROCE_EQE_PHASE) !=
-		    sroce_ring_phase(sdev->ceq_head, log2))
-			break;
-		type = le16_to_cpu(slot->type);
-		memcpy(&ev, slot->data, sizeof(ev));
-		sdev->ceq_head++;
 		any = true;
 		if (type == SROCE_EVENT_CQ_COMPLETION)
-			sroce_handle_cq_event(sdev, type, &ev);
+			sroce_handle_cq_event(sdev, type,
+					      (const void *)eqe.data);
 		else
 			ibdev_warn_ratelimited(&sdev->ibdev,
 					       "event %u on the completion event queue\n",
