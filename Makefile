@@ -247,8 +247,8 @@ debug-kernel:
 # The collection on the debug kernel, results in build/results/<release>/.
 # Its tests read the kernel's name and scale their loads down (lib.sh
 # SROCE_DEBUG_KERNEL); sroce-vm unloads the module and scans with kmemleak
-# after the run.
-check-debug: selftests
+# after the run. upstream-rdma fetches what upstream_rdma.sh runs.
+check-debug: selftests upstream-rdma
 	@set -e; $(call lane_kernel,); \
 	rm -rf $(RESULTS)/$$kver && mkdir -p $(RESULTS)/$$kver; \
 	t0=$$(date +%s); rc=0; \
