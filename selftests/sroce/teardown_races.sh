@@ -13,9 +13,10 @@
 # The removals do not wait for the processes that hold the devices (sroce
 # disassociates their contexts, as ConnectX does): each must return within
 # a bound while the apps still run, and the devices must be gone before
-# the apps are killed. After every round: no sroce device or
-# rdma resource (QP, CQ, MR, PD) is left over, the module's reference count
-# is back to zero. After all rounds: the same, and unreclaimable slab has
+# the apps are killed. After every round: no QP, CQ, MR or PD of the
+# killed processes is left on a device that survived the round (the check
+# must first have seen them during the traffic), no sroce device is left
+# over, and the module's reference count is back to zero. After all rounds: the same, and unreclaimable slab has
 # not grown beyond noise. ktap_finish fails on any kernel-log report (on
 # the debug kernel: KASAN, lockdep, kmemleak via sroce-vm, ...).
 # TEARDOWN_ROUNDS overrides the rounds per scenario (default 100; 3 on
@@ -58,13 +59,21 @@ refcnt_zero() {
 	[ "$(refcnt)" = 0 ]
 }
 
-# rdma resources of our devices still listed (QPs, CQs, MRs, PDs)
-leftover_resources() {
+# QPs, CQs, MRs and PDs that processes hold on our devices, in either
+# namespace (the kernel's own, such as QP1, have no pid)
+user_resources() {
 	local r n=0
 	for r in qp cq mr pd; do
-		n=$((n + $(rdma resource show "$r" 2>/dev/null | grep -c 'sroce_tr')))
+		n=$((n + $(rdma resource show "$r" 2>/dev/null |
+			grep 'sroce_tr' | grep -c 'pid ')))
+		n=$((n + $(ip netns exec $ns rdma resource show "$r" 2>/dev/null |
+			grep 'sroce_tr' | grep -c 'pid ')))
 	done
 	echo "$n"
+}
+
+no_user_resources() {
+	[ "$(user_resources)" = 0 ]
 }
 
 slab_kb() {
@@ -164,6 +173,9 @@ removal() {
 one_round() {
 	topology || { echo "topology failed"; return 1; }
 	traffic || { echo "no traffic: $(tail -n 2 "$work/cli" "$work/srv" | tr '\n' ' ')"; return 1; }
+	# What the check after the removal must not find any more.
+	[ "$(user_resources)" -gt 0 ] ||
+		{ echo "the apps' QPs, CQs, MRs and PDs are not listed: $(rdma resource show | tr '\n' ' ')"; return 1; }
 	case $1 in
 	kill9)
 		kill_apps ;;
@@ -185,9 +197,11 @@ one_round() {
 		sroce_ensure_loaded || { echo "reload failed"; return 1; } ;;
 	esac
 	procs_gone || { echo "perftest still running"; return 1; }
+	# kill9 and link_del leave devices behind: the dead apps' objects
+	# must have gone from them.
+	wait_until 10 no_user_resources ||
+		{ echo "the killed apps' objects are left: $(rdma resource show | grep 'pid ' | tr '\n' ' ')"; return 1; }
 	untopology || { echo "devices did not go: $(ls /sys/class/infiniband)"; return 1; }
-	[ "$(leftover_resources)" = 0 ] ||
-		{ echo "rdma resources left: $(rdma resource show | tr '\n' ' ')"; return 1; }
 	wait_until 10 refcnt_zero ||
 		{ echo "module refcnt $(refcnt)"; return 1; }
 }

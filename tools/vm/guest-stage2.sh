@@ -51,6 +51,13 @@ cd /
 
 # The log check covers what happens from here on, not boot-time noise.
 echo "sroce-vm: run starts" >/dev/kmsg
+# A report leaves these set even if the log later lost it: taint flags,
+# and lockdep turning itself off (debug_locks 0) once it has reported.
+taint_at_start=$(cat /proc/sys/kernel/tainted)
+lockdep_state() {
+	[ ! -r /proc/lockdep_stats ] || awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats
+}
+lockdep_at_start=$(lockdep_state)
 # A kernel with kmemleak (the debug kernel): forget what boot left behind,
 # so that the scan after the run reports the run's leaks only.
 kmemleak=/sys/kernel/debug/kmemleak
@@ -134,6 +141,18 @@ if [ "$leakcheck" = 1 ] && [ "$ran" = 1 ]; then
 fi
 
 if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
+	# 4096 (O) and 8192 (E): an out-of-tree, unsigned module (sroce).
+	taint=$(cat /proc/sys/kernel/tainted)
+	new_taint=$((taint & ~taint_at_start & ~(4096 | 8192)))
+	lockdep_now=$(lockdep_state)
+	if [ "$new_taint" != 0 ]; then
+		echo "sroce-vm: the kernel was tainted during the run (new flags $new_taint, now $taint)"
+		[ "$ran" != 1 ] || [ "$status" != 0 ] || status=1
+	fi
+	if [ "$lockdep_at_start" = 1 ] && [ "$lockdep_now" != 1 ]; then
+		echo "sroce-vm: lockdep turned itself off during the run (debug_locks $lockdep_now): it found a problem"
+		[ "$ran" != 1 ] || [ "$status" != 0 ] || status=1
+	fi
 	splat='WARNING:|BUG:|Oops|general protection fault|possible circular locking'
 	splat+='|possible recursive locking|inconsistent lock state|lockdep|UBSAN:'
 	splat+='|KASAN:|refcount_t:|list_add corruption|list_del corruption'
