@@ -311,7 +311,7 @@ hostile-long: selftests
 
 # Teardown during traffic at length: teardown_races.sh, TEARDOWN_ROUNDS
 # rounds of each scenario in TEARDOWN_SCENARIOS (default all five), on
-# TEARDOWN_KVER (default: the debug kernel, where a round takes about 22 s
+# TEARDOWN_KVER (default: the debug kernel, where a round takes 20-50 s
 # and the run ends with the leak scan).
 TEARDOWN_ROUNDS ?= 100
 TEARDOWN_SCENARIOS ?= kill9 link_del netdev_del netns_del rmmod
@@ -319,7 +319,7 @@ TEARDOWN_KVER ?=
 teardown-long: selftests
 	@set -e; $(call lane_kernel,$(TEARDOWN_KVER)); \
 	out=$(RESULTS)/teardown-$$kver; rm -rf $$out && mkdir -p $$out; \
-	secs=$$(( $(TEARDOWN_ROUNDS) * $(words $(TEARDOWN_SCENARIOS)) * 45 + 600 )); \
+	secs=$$(( $(TEARDOWN_ROUNDS) * $(words $(TEARDOWN_SCENARIOS)) * 90 + 600 )); \
 	t0=$$(date +%s); rc=0; \
 	$(VM) -k $$kver -m 3072 -t $$(( secs + 1200 )) --out $$out -- bash -c " \
 		TEARDOWN_ROUNDS=$(TEARDOWN_ROUNDS) TEARDOWN_SCENARIOS='$(TEARDOWN_SCENARIOS)' \

@@ -52,12 +52,23 @@ inv_ops=0 read_ops=0 flushed=0
 # were always posted before their SENDs (so no RNR NAK), and storm
 # verified bytes. The known defects storm recognised are tallied for the
 # last cases.
+# Every operation of the mix completed at least once (case_ops: the mix
+# when a case narrows it), and UD datagrams arrived.
+all_ops="send write write_imm read fetch_add cmp_swap send_inv"
+case_ops=$all_ops
 common_checks() {
-	local d
+	local d op
 	require_eq "retry_exceeded_err" "$(moved_both retry_exceeded_err)" \
 		"$(field rc_qp_errors)"
 	require_eq "send_rnr_err" "$(moved_both send_rnr_err)" 0
 	[ "$(field bytes_verified)" -gt 0 ] || case_why+=" no bytes verified;"
+	for op in $case_ops; do
+		[ "$(field "$op")" -gt 0 ] || case_why+=" no $op completed;"
+	done
+	case_ops=$all_ops
+	if [ "$ud_pairs" -gt 0 ]; then
+		[ "$(field ud_received)" -gt 0 ] || case_why+=" no UD datagram received;"
+	fi
 	inv_ops=$(( inv_ops + $(field send_inv) ))
 	read_ops=$(( read_ops + $(field read) ))
 	flushed=$(( flushed + $(field flushed) ))
@@ -97,6 +108,10 @@ storm_report
 netem_case random_loss_10pct $((seed_base + 2)) "loss 10%"
 require_moved out_of_sequence
 require_moved packet_seq_err
+# UD is not retransmitted: netem's losses show as datagrams missing
+# (100 datagrams all pass a 10% loss with p = 3e-5).
+[ "$(field ud_sent)" -lt 100 ] || [ "$(field ud_lost)" -gt 0 ] ||
+	case_why+=" no UD datagram missing of $(field ud_sent) under 10% loss;"
 storm_report
 
 # The netem cases with a jitter add "rate 1gbit", far above what the
@@ -111,11 +126,16 @@ storm_report
 # 3. A quarter of the packets overtake the others, delayed 5 ms +- 2 ms.
 netem_case reorder_25pct $((seed_base + 3)) "delay 5ms 2ms reorder 25% rate 1gbit"
 require_moved out_of_sequence
+require_eq "UD datagrams missing" "$(field ud_lost)" 0
 storm_report
 
 # 4. Duplicates: each must be recognised, never executed twice.
 netem_case duplicate_5pct $((seed_base + 4)) "duplicate 5%"
 require_moved duplicate_request
+require_eq "UD datagrams missing" "$(field ud_lost)" 0
+# (Duplicated at 5%, 300 datagrams all pass single with p = 2e-7.)
+[ "$(field ud_sent)" -lt 300 ] || [ "$(field ud_dup)" -gt 0 ] ||
+	case_why+=" no UD duplicate among $(field ud_sent) datagrams;"
 storm_report
 
 # 5. Corruption: the ICRC must drop every corrupted packet.
@@ -126,6 +146,7 @@ storm_report
 # 6. Long, jittered delay, in order (the rate, as in 3). No counter has
 # to move; no QP may fail (common_checks).
 netem_case delay_10ms_jitter $((seed_base + 6)) "delay 10ms 5ms distribution normal rate 1gbit"
+require_eq "UD datagrams missing" "$(field ud_lost)" 0
 storm_report
 
 # 7. All of it at once, moderated (the jitter in order, as in 3; the
@@ -201,6 +222,7 @@ retry_exceeded_on_both() {
 long_flap() {
 	local name=long_flap t0 ms budget exp=15 timeouts side
 	budget=$(retry_budget_ms $exp $retry_cnt)
+	case_ops="send write write_imm read fetch_add cmp_swap"
 	storm_start $name $((seed_base + 9)) -t 600 -x "$work/stop" -T $exp \
 		-r $retry_cnt -E expect \
 		-o send,write,write_imm,read,fetch_add,cmp_swap

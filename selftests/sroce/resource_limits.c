@@ -30,6 +30,10 @@
  *   SROCE_CYCLES     create/destroy cycles (default 10000)
  *   SROCE_WARMUP     cycles before the first measurement (default 300)
  *   SROCE_MEM_OBJECTS objects per type for memory_per_object (default 1000)
+ *   SROCE_CYCLE_MEM_KB  growth of unreclaimable memory the cycles may
+ *                    leave, kB (default CYCLE_MEM_TOLERANCE_KB)
+ *   SROCE_CYCLE_LEAK_DIVISOR  cycles per object a slab cache may grow by
+ *                    (default CYCLE_LEAK_DIVISOR)
  *   SROCE_CASES      comma-separated case names to run, the others skip
  *                    (for development; default: all)
  */
@@ -70,12 +74,15 @@
 /*
  * Growth the create/destroy cycles may leave: SUnreclaim + VmallocUsed +
  * PageTables may end this much higher (per-CPU caches, the xarrays'
- * nodes and the like settle at a new level), and no slab cache may hold
- * one object more per CYCLE_LEAK_DIVISOR cycles. A leak of one 32-byte
- * object per cycle still shows in the slab cache count.
+ * nodes and the like settle at a new level; measured: +8 kB after 10,000
+ * cycles on 6.1), and no slab cache may hold one object more per
+ * CYCLE_LEAK_DIVISOR cycles: a leak of one object in 50 cycles fails,
+ * whatever its size (seen: filp +54 after 10,000 cycles, descriptors
+ * freed later). The debug kernel needs looser bounds (the
+ * environment): KASAN's quarantine holds freed objects for a while.
  */
-#define CYCLE_MEM_TOLERANCE_KB	2048L
-#define CYCLE_LEAK_DIVISOR	2
+#define CYCLE_MEM_TOLERANCE_KB	512L
+#define CYCLE_LEAK_DIVISOR	50
 
 /* How long freed memory (kfree_rcu, deferred vfree) may take to settle. */
 #define SETTLE_MAX_MS		15000
@@ -1337,6 +1344,9 @@ TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 {
 	unsigned long cycles = env_ulong("SROCE_CYCLES", DEFAULT_CYCLES);
 	unsigned long warmup = env_ulong("SROCE_WARMUP", DEFAULT_WARMUP);
+	long mem_kb = env_ulong("SROCE_CYCLE_MEM_KB", CYCLE_MEM_TOLERANCE_KB);
+	unsigned long divisor = env_ulong("SROCE_CYCLE_LEAK_DIVISOR",
+					  CYCLE_LEAK_DIVISOR);
 	long live0[OBJ_KINDS], live1[OBJ_KINDS], worst_objs, grew_kb;
 	struct slabinfo s0 = {}, s1 = {};
 	struct meminfo m0, m1;
@@ -1347,6 +1357,7 @@ TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 
 	SKIP_UNLESS_SELECTED();
 	ASSERT_LT(0UL, cycles);
+	ASSERT_LT(0UL, divisor);
 	t0 = sroce_now_ms();
 	ASSERT_EQ(NULL, run_cycles(self, warmup));
 	diag("%lu warm-up cycles in %.1f s", warmup,
@@ -1369,8 +1380,8 @@ TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 	diag("after:  Slab %ld kB, SUnreclaim %ld kB, VmallocUsed %ld kB, PageTables %ld kB",
 	     m1.slab, m1.sunreclaim, m1.vmalloc_used, m1.page_tables);
 	diag("SUnreclaim+VmallocUsed+PageTables %+ld kB over %lu cycles (tolerance %ld kB)",
-	     grew_kb, cycles, CYCLE_MEM_TOLERANCE_KB);
-	EXPECT_GE(CYCLE_MEM_TOLERANCE_KB, grew_kb);
+	     grew_kb, cycles, mem_kb);
+	EXPECT_GE(mem_kb, grew_kb);
 
 	if (have_slab) {
 		diag("slab caches that grew by %lu objects or more:",
@@ -1378,8 +1389,8 @@ TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 		worst_objs = slab_growth(&s0, &s1, cycles / 100 + 1, &worst);
 		diag("slab objects %+lld B in all; most grown: %s, %+ld objects (limit %lu)",
 		     slab_active_bytes(&s1) - slab_active_bytes(&s0), worst,
-		     worst_objs, cycles / CYCLE_LEAK_DIVISOR);
-		EXPECT_GT((long)(cycles / CYCLE_LEAK_DIVISOR), worst_objs)
+		     worst_objs, cycles / divisor);
+		EXPECT_GT((long)(cycles / divisor), worst_objs)
 			TH_LOG("%s grew by %ld objects in %lu cycles", worst,
 			       worst_objs, cycles);
 	} else {

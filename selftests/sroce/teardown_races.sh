@@ -59,15 +59,20 @@ refcnt_zero() {
 	[ "$(refcnt)" = 0 ]
 }
 
-# QPs, CQs, MRs and PDs that processes hold on our devices, in either
-# namespace (the kernel's own, such as QP1, have no pid)
+# QPs, CQs, MRs and PDs that processes hold on our devices (the kernel's
+# own, such as QP1, have no pid). In the RDMA subsystem's shared netns
+# mode (the default) the initial namespace lists the namespace's device
+# too; in exclusive mode it is asked in the namespace as well.
+rdma_exclusive=0
+rdma system show 2>/dev/null | grep -q 'netns exclusive' && rdma_exclusive=1
 user_resources() {
 	local r n=0
 	for r in qp cq mr pd; do
 		n=$((n + $(rdma resource show "$r" 2>/dev/null |
 			grep 'sroce_tr' | grep -c 'pid ')))
-		n=$((n + $(ip netns exec $ns rdma resource show "$r" 2>/dev/null |
-			grep 'sroce_tr' | grep -c 'pid ')))
+		[ $rdma_exclusive = 0 ] ||
+			n=$((n + $(ip netns exec $ns rdma resource show "$r" \
+				2>/dev/null | grep 'sroce_tr' | grep -c 'pid ')))
 	done
 	echo "$n"
 }
@@ -227,6 +232,9 @@ for s in $scenarios; do
 			break
 		fi
 		done_rounds=$((done_rounds + 1))
+		# Progress, so that a run that ends on a timeout says where.
+		[ $((done_rounds % 10)) != 0 ] ||
+			ktap_diag "$s: $done_rounds rounds, $(( $(now_ms) - t0 )) ms"
 	done
 	ktap_diag "$s: $done_rounds rounds in $(( $(now_ms) - t0 )) ms"
 	if [ $done_rounds = "$rounds" ]; then
