@@ -16,8 +16,8 @@
 # the apps are killed. After every round: no QP, CQ, MR or PD of the
 # killed processes is left on a device that survived the round (the check
 # must first have seen them during the traffic), no sroce device is left
-# over, and the module's reference count is back to zero. After all rounds: the same, and unreclaimable slab has
-# not grown beyond noise. ktap_finish fails on any kernel-log report (on
+# over, and the module's reference count is back to zero. After all
+# rounds: the same, and unreclaimable slab has not grown beyond noise. ktap_finish fails on any kernel-log report (on
 # the debug kernel: KASAN, lockdep, kmemleak via sroce-vm, ...).
 # TEARDOWN_ROUNDS overrides the rounds per scenario (default 100; 3 on
 # the debug kernel, where a round takes about 22 s and make teardown-long
