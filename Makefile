@@ -47,7 +47,9 @@
 #                         linux-source-6.1, built once per machine into
 #                         /var/cache/sroce/debug-kernel (tools/debug-kernel)
 #   make check-debug      the selftest collection on the debug kernel: any
-#                         checker report or kmemleak leak fails it
+#                         checker report or kmemleak leak fails it (each
+#                         debug lane first checks that kmemleak reports a
+#                         deliberate leak)
 #   make soak             20 minutes of verified traffic under netem,
 #                         carrier flaps and perftest killed and restarted,
 #                         on the debug kernel (SOAK_SECONDS, SOAK_KVER)
@@ -263,12 +265,17 @@ check-debug: selftests upstream-rdma
 SOAK_SECONDS ?= 1200
 SOAK_KVER ?=
 # $(call lane_kernel,KVER): shell that sets kver to KVER, or to the debug
-# kernel's release if KVER is empty, and builds sroce.ko for it.
+# kernel's release if KVER is empty, and builds sroce.ko for it. On the
+# debug kernel it first shows that the leak check can fail (a probe
+# module's deliberate leak must be reported: tools/debug-kernel/leak-control,
+# about a minute).
 lane_kernel = kver='$(1)'; \
 	if [ -z "$$kver" ]; then \
 		$(MAKE) --no-print-directory debug-kernel; \
 		kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
 		$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj; \
+		$(TOP)/tools/debug-kernel/leak-control $(DEBUG_KERNEL_DIR)/obj \
+			$$kver $(BUILD)/leak-control; \
 	else \
 		$(MAKE) --no-print-directory module KVER=$$kver KDIR=; \
 	fi
