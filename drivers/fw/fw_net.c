@@ -287,6 +287,12 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	} else if (skb->protocol == htons(ETH_P_IPV6)) {
 		l3_type = SROCE_L3_IPV6;
 		l3 = (u8 *)ipv6_hdr(skb);
+		/*
+		 * The ICRC covers a UDP header right behind the IPv6 one:
+		 * extension headers are refused, as IPv4 options are.
+		 */
+		if ((u8 *)uh - l3 != sizeof(struct ipv6hdr))
+			goto malformed;
 	} else {
 		goto malformed;
 	}
