@@ -213,7 +213,8 @@ fuzz:
 	$(MAKE) -C $(TOP)/tools/fuzz run ITERATIONS=$(or $(ITERATIONS),2000000)
 	@$(MAKE) -s -C $(TOP)/tools/fuzz have-libfuzzer || { \
 		echo "fuzz: clang cannot build a libFuzzer target (install clang and" \
-			"libclang-rt-14-dev: make deps)" >&2; exit 1; }
+			"its libFuzzer runtime, on Debian 12 libclang-rt-14-dev: make deps)" >&2; \
+		exit 1; }
 	$(MAKE) -C $(TOP)/tools/fuzz run-libfuzzer FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
 
 selftests:
@@ -276,7 +277,7 @@ lane_kernel = kver='$(1)'; \
 		kver=$$(cat $(DEBUG_KERNEL_DIR)/release); \
 		$(MAKE) --no-print-directory module KDIR=$(DEBUG_KERNEL_DIR)/obj; \
 		$(TOP)/tools/debug-kernel/leak-control $(DEBUG_KERNEL_DIR)/obj \
-			$$kver $(BUILD)/leak-control; \
+			$$kver $(BUILD)/leak-control-$@; \
 	else \
 		$(MAKE) --no-print-directory module KVER=$$kver KDIR=; \
 	fi

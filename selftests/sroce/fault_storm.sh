@@ -79,8 +79,10 @@ common_checks() {
 
 # The cases that allow QP errors (-E allow: a loss burst can outlast a
 # QP's retries, seen as retry_exceeded_err) still bound them: a quarter
-# of the RC QPs. A burst that outlasts 7 retries, each after 268 ms, is
-# rare (none in the recorded runs); many QPs failing is a defect.
+# of the RC QPs (a failure usually takes both QPs of a pair: the peer's
+# own sends then run out of retries too). A burst that outlasts 7
+# retries, each after 268 ms, is rare (none in the recorded runs); many
+# QPs failing is a defect.
 bound_qp_errors() {
 	local qps=$((2 * rc_pairs)) errs
 	errs=$(field rc_qp_errors)

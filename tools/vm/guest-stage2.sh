@@ -58,14 +58,25 @@ lockdep_state() {
 	[ ! -r /proc/lockdep_stats ] || awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats
 }
 lockdep_at_start=$(lockdep_state)
-# A kernel with kmemleak (the debug kernel): forget what boot left behind,
-# so that the scan after the run reports the run's leaks only.
+# A kernel with kmemleak (the debug kernel) checks for leaks after the
+# run (below); kmemleak_baseline, just before the run, sets aside what the
+# kernel left unreferenced before it.
 kmemleak=/sys/kernel/debug/kmemleak
 leakcheck=0
 if [ "$SROCE_VM_LOGCHECK" = 1 ] && [ -w "$kmemleak" ]; then
-	echo clear >"$kmemleak"
 	leakcheck=1
 fi
+# `clear` forgets only objects already reported, and a scan reports only
+# what a scan before it saw unchanged, past kmemleak's 5 s minimum age (a
+# fixed age, nothing to poll): so wait, scan twice, then clear.
+kmemleak_baseline() {
+	local n
+	sleep 6
+	echo scan >"$kmemleak" && echo scan >"$kmemleak" || return
+	n=$(grep -c '^unreferenced object' "$kmemleak")
+	[ "$n" = 0 ] || echo "sroce-vm: kmemleak: $n object(s) unreferenced before the run, set aside"
+	echo clear >"$kmemleak"
+}
 # So that /dev/infiniband/uverbs* and rdma_cm exist once a device does.
 modprobe -a ib_uverbs rdma_ucm
 
@@ -83,6 +94,9 @@ if [ "${SROCE_VM_NIC:-0}" = 1 ]; then
 	ip link set "$SROCE_NIC" up
 	export SROCE_NIC
 fi
+
+[ "$leakcheck" = 0 ] || kmemleak_baseline ||
+	echo "sroce-vm: kmemleak could not scan before the run: $(dmesg | grep kmemleak: | tail -n 1)"
 
 # Give the command what is left of the host's budget, minus a margin for
 # the log check and power-off, so that a hung test still ends with a marker.
