@@ -355,7 +355,14 @@ sroce_round() {
 
 # swap_to KO: replace the loaded sroce module with KO
 swap_to() {
-	timeout 60 rmmod sroce && insmod "$1"
+	local list deps
+	timeout 60 rmmod sroce || return
+	# insmod resolves nothing: the two builds may need different modules
+	# (the base's udp_sock_create6 is ip6_udp_tunnel's).
+	list=$(modinfo -F depends "$1") || return
+	IFS=, read -ra deps <<<"$list"
+	[ ${#deps[@]} = 0 ] || modprobe -a "${deps[@]}" || return
+	insmod "$1"
 }
 
 # 1 and 2, and with a base module 2b: the two builds alternate in ABBA
