@@ -66,13 +66,19 @@ leakcheck=0
 if [ "$SROCE_VM_LOGCHECK" = 1 ] && [ -w "$kmemleak" ]; then
 	leakcheck=1
 fi
-# `clear` forgets only objects already reported, and a scan reports only
-# what a scan before it saw unchanged, past kmemleak's 5 s minimum age (a
-# fixed age, nothing to poll): so wait, scan twice, then clear.
+# kmemleak_scan: what kmemleak reports now. A scan reports an
+# unreferenced object only if its contents are what the scan before saw
+# (a checksum, zero until an object's first scan), and only past its 5 s
+# minimum age (a fixed age, nothing to poll): so wait, then scan twice.
+# With automatic scans off, a single scan reports nothing.
+kmemleak_scan() {
+	sleep 6
+	{ echo scan >"$kmemleak" && echo scan >"$kmemleak"; } 2>/dev/null
+}
+# `clear` forgets only objects already reported: report, then clear.
 kmemleak_baseline() {
 	local n
-	sleep 6
-	echo scan >"$kmemleak" && echo scan >"$kmemleak" || return
+	kmemleak_scan || return
 	n=$(grep -c '^unreferenced object' "$kmemleak")
 	[ "$n" = 0 ] || echo "sroce-vm: kmemleak: $n object(s) unreferenced before the run, set aside"
 	echo clear >"$kmemleak"
@@ -127,12 +133,8 @@ fi
 
 # Leak check: the module goes first (every object it still holds would be
 # reported otherwise, and an unload refused here is a reference the run
-# leaked), then kmemleak scans twice (about 15 s each under TCG). kmemleak
-# skips objects younger than 5 s (its min age, not a condition that can be
-# polled), so the wait comes first. Two scans, because a scan reports an
-# unreferenced object only if its contents are what the scan before saw
-# (a checksum, zero until an object's first scan): with automatic scans
-# off, a single scan reports nothing.
+# leaked), then kmemleak scans (kmemleak_scan: twice, about 15 s each
+# under TCG).
 leaks=''
 if [ "$leakcheck" = 1 ] && [ "$ran" = 1 ]; then
 	if [ -n "$SROCE_KO" ] && [ -d /sys/module/sroce ]; then
@@ -143,8 +145,7 @@ if [ "$leakcheck" = 1 ] && [ "$ran" = 1 ]; then
 			[ "$status" != 0 ] || status=1
 		fi
 	fi
-	sleep 6
-	if ! { echo scan >"$kmemleak" && echo scan >"$kmemleak"; } 2>/dev/null; then
+	if ! kmemleak_scan; then
 		# It turns itself off on an internal error (its pool exhausted).
 		echo "sroce-vm: kmemleak could not scan: $(dmesg | grep kmemleak: | tail -n 1)"
 		[ "$status" != 0 ] || status=1
