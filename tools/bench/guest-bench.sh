@@ -53,15 +53,18 @@ problems=() calib_fail=() from_server=()
 
 # Tests in table order: name, perftest tool, arguments, metrics.
 tests=(send_bw write_bw read_bw atomic_bw send_lat write_lat read_lat atomic_lat)
-# --tests: a subset, in table order
+# --tests: a subset, in table order; the 4-QP bandwidth tests only so
 if [ -n "$only" ]; then
-	all=("${tests[@]}") tests=()
+	all=(send_bw write_bw read_bw send_bw_q4 write_bw_q4 read_bw_q4
+	     atomic_bw send_lat write_lat read_lat atomic_lat) tests=()
 	for t in "${all[@]}"; do
 		[[ ",$only," != *",$t,"* ]] || tests+=("$t")
 	done
 fi
 declare -A tool_args=(
 	[send_bw]="-s 65536" [write_bw]="-s 65536" [read_bw]="-s 65536"
+	[send_bw_q4]="-s 65536 -q 4" [write_bw_q4]="-s 65536 -q 4"
+	[read_bw_q4]="-s 65536 -q 4"
 	[atomic_bw]="" [send_lat]="-s 2" [write_lat]="-s 2" [read_lat]="-s 2"
 	[atomic_lat]=""
 )
@@ -69,7 +72,7 @@ declare -A tool_args=(
 metrics() {
 	case $1 in
 	atomic_bw) mkeys=(atomic_bw) mcols=("MsgRate[Mpps]") ;;
-	*_bw) mkeys=("$1") mcols=("BW average[MB/sec]") ;;
+	*_bw | *_bw_q4) mkeys=("$1") mcols=("BW average[MB/sec]") ;;
 	*_lat) mkeys=("$1.typ" "$1.avg") mcols=("t_typical[usec]" "t_avg[usec]") ;;
 	esac
 }
@@ -222,10 +225,10 @@ perftest_once() {
 	local try=$1
 	shift
 	local cfg=$1 t=$2 rep=$3 sns=$4 sdev=$5 sgid=$6 cdev=$7 cgid=$8 addr=$9
-	local tool=ib_$t srv cli spid cpid crc src left to i v figs=''
+	local tool=ib_${t%_q4} srv cli spid cpid crc src left to i v figs=''
 	local -a args nargs mkeys mcols
 	read -ra args <<<"${tool_args[$t]}"
-	case $t in *_bw) nargs=("${bw_n[@]}") ;; *) nargs=("${lat_n[@]}") ;; esac
+	case $t in *_bw | *_bw_q4) nargs=("${bw_n[@]}") ;; *) nargs=("${lat_n[@]}") ;; esac
 	metrics "$t"
 	left=$((deadline - tail_need - $(uptime_s)))
 	if [ $left -lt 10 ]; then
@@ -478,13 +481,14 @@ done
 label() {
 	case $1 in
 	send_bw | write_bw | read_bw) echo "ib_$1 64KiB" ;;
+	*_bw_q4) echo "ib_${1%_q4} 64KiB -q 4" ;;
 	atomic_bw) echo "ib_atomic_bw FADD" ;;
 	*.typ) echo "ib_${1%.typ} 2B t_typ" ;;
 	*.avg) echo "ib_${1%.avg} 2B t_avg" ;;
 	esac
 }
 unit() {
-	case $1 in atomic_bw) echo Mpps ;; *_bw) echo MiB/s ;; *) echo usec ;; esac
+	case $1 in atomic_bw) echo Mpps ;; *_bw | *_bw_q4) echo MiB/s ;; *) echo usec ;; esac
 }
 
 tcp_med=''
