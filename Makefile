@@ -206,6 +206,7 @@ lint:
 unit:
 	$(MAKE) -C $(TOP)/tools/unit run
 	python3 $(TOP)/tools/unit/test_sroce_qos.py
+	python3 $(TOP)/selftests/sroce/roce_fuzz_send.py --self-test
 	python3 $(TOP)/tools/bench/test-bench.py
 	$(MAKE) -C $(TOP)/tools/ccsim check
 

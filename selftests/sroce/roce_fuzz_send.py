@@ -1,48 +1,80 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-"""Send random and mutated RoCE v2 packets (IPv4) at a RoCE device.
+"""Send random and mutated RoCE packets (v2 over IPv4 or IPv6, v1) at a
+RoCE device.
 
 usage: roce_fuzz_send.py --dst ADDR --src ADDR [--seed N] [--count N]
                          [--peer KIND:PORT ...] [--exclude-qpn Q,...] ...
+       roce_fuzz_send.py --net ipv6|roce_v1|ipv4 --link IFACE --dst-mac MAC
+                         [--vlan VID] --dst ADDR --src ADDR ...
+       roce_fuzz_send.py --self-test
 
-Every packet is a whole IPv4 + UDP datagram built here and sent on a raw
-socket (IP_HDRINCL) so that each byte the ICRC covers is known; the kernel
-only fills in the IPv4 total length and header checksum, both of which are
-already right. Packet classes:
+By default (--net ipv4 without --link) every packet is a whole IPv4 + UDP
+datagram built here and sent on a raw socket (IP_HDRINCL) so that each
+byte the ICRC covers is known; the kernel only fills in the IPv4 total
+length and header checksum, both of which are already right. With --link
+every packet leaves as a whole Ethernet frame built here (an AF_PACKET
+socket on IFACE, to --dst-mac, with an 802.1Q tag of VLAN VID if --vlan):
+--net ipv6 is RoCE v2 over IPv6 (UDP port 4791), --net roce_v1 RoCE v1
+(Ethernet type 0x8915, a GRH and the BTH, no IP or UDP; --dst and --src
+are then GIDs in IPv6 notation, e.g. ::ffff:10.96.0.1), --net ipv4 the
+IPv4 packets of the raw socket framed by hand. Packet classes:
 
   random     random bytes (sometimes behind a plausible opcode) as the UDP
-             payload
+             payload (RoCE v1: behind a valid GRH)
   valid      BTH + extension headers of every RC, UC, UD opcode and the CNP,
              random fields, a payload the opcode allows, correct ICRC
+             (RoCE v1: some frames to the broadcast MAC address)
   masked     valid, then fields the ICRC does not cover changed (IPv4 TOS
-             and TTL, BTH byte 4, a correct UDP checksum): still valid
+             and TTL; IPv6 and GRH traffic class, flow label and hop
+             limit; BTH byte 4, a correct UDP checksum): still valid
   mutated    valid, then bit flips, byte writes, truncation or extension
              after the ICRC was computed
   bad_icrc   valid but for the ICRC
   malformed  a broken header (bad opcode, TVer, pad, payload length, AETH
              syndrome, too short) behind a correct ICRC
-  ip_options valid transport behind an IPv4 header with options
+  ip_options valid transport behind an IPv4 header with options (IPv4)
+  ip6_ext    valid transport behind IPv6 hop-by-hop and/or destination
+             options headers, with an ICRC over the headers as sent or the
+             one the packet would have without them: refused either way,
+             as IPv4 options are (IPv6)
+  grh_broken a GRH the receiver refuses: too short, not version 6, next
+             header not 0x1b, payload length beyond the frame or below
+             the ICRC's 4 bytes (RoCE v1)
+  padded     valid, then bytes behind what the IP or GRH length covers,
+             as Ethernet pads short frames (--link)
+  no_device  valid, but for nobody here: another MAC address or VLAN, the
+             all-nodes IPv6 group, a GID no device has (--link)
 
 --peer KIND:PORT plays the client side of the exchange of an
 ibv_{rc,uc,ud}_pingpong server listening on ADDR:PORT, claiming a QPN
 that no device owns, the start PSN and the GID of --src. The server's QP
 then sits in RTS with a known expected PSN and posted receives: requests
 go to it as PSN trains that lock on to its expected PSN, and
-acknowledgements carry PSNs around its send PSN.
+acknowledgements carry PSNs around its send PSN. (RoCE v2 over IPv4
+without --link only.)
 
 Each packet's fate at the receiver is predicted from the bytes on the
-wire: refused before a device is looked up ("unparsable": IPv4 options),
-dropped for a bad ICRC, dropped as malformed (a transport header the IBA
-rules refuse), or handed to the QP its BTH names ("delivered").
+wire: dropped by UDP for a wrong checksum ("udp_drop"), refused before a
+device is looked up ("unparsable": IPv4 options, IPv6 extension
+headers, a broken GRH), dropped
+for a bad ICRC, dropped as malformed (a transport header the IBA rules
+refuse), handed to the QP its BTH names ("delivered"), or for no device
+at all ("no_device": a frame for another MAC address or VLAN, a
+destination GID no device of the receiver's namespace has). Only
+bad_icrc, malformed and delivered move the device's counters.
 With --exclude-qpn no delivered packet names one of those QPNs, so a
 connection running there must not notice the storm.
 
-The output is deterministic for a --seed and the same peers. The last
-lines summarize what was sent; "# fuzz-predict: unparsable=A bad_icrc=B
-malformed=C delivered=D" is meant for comparison with the receiver's
-counters.
+The output is deterministic for a --seed, the same options and the same
+peers. The last lines summarize what was sent; "# fuzz-predict:
+udp_drop=A unparsable=B bad_icrc=C malformed=D delivered=E no_device=F" is
+meant for comparison with the receiver's counters. --self-test builds
+packets of every kind without sending them and checks their ICRCs
+against an independent computation and their predicted fates.
 """
 import argparse
+import os
 import random
 import socket
 import struct
@@ -60,6 +92,25 @@ MAX_PAYLOAD = 4096
 PP_QKEY = 0x11111111        # ibv_ud_pingpong's Q_Key
 GSI_QKEY = 0x80010000
 FAKE_QPN = 0xf00000          # QPNs claimed by our fake peers (no device has them)
+
+# RoCE v2 over IPv6 and RoCE v1, Ethernet framing (--link).
+IP6_LEN = 40
+GRH_LEN = 40                 # an IPv6 header's layout
+GRH_NEXT_HDR = 0x1b          # next header of a GRH followed by a BTH
+ETH_P_IP = 0x0800
+ETH_P_IPV6 = 0x86dd
+ETH_P_8021Q = 0x8100
+ETH_P_ROCE_V1 = 0x8915
+BROADCAST_MAC = b"\xff" * 6
+ALL_NODES = socket.inet_pton(socket.AF_INET6, "ff02::1")
+ALL_NODES_MAC = b"\x33\x33\x00\x00\x00\x01"
+# The IPv6 extension headers sent: hop-by-hop and destination options,
+# 8 bytes each (a PadN option of 4 zero bytes, which the IPv6 stack
+# accepts: at most 7 bytes of padding, all zero).
+IP6_HOPOPTS = 0
+IP6_DSTOPTS = 60
+IP6_EXT_HDRS = (IP6_HOPOPTS, IP6_DSTOPTS)
+NETS = ("ipv4", "ipv6", "roce_v1")
 
 # Extension headers in wire order, with their lengths.
 DETH, FETH, RETH, ATMETH, IMMDT, IETH, AETH, ATMACK, CNPR = range(9)
@@ -132,6 +183,28 @@ UD_OPS = [0x64, 0x65]
 ALL_OPS = sorted(OPS)
 
 
+def damage(rng, pkt, start, r):
+    """The mutations every kind of packet shares, for r 0..4, from byte
+    @start on: bit flips, byte writes, truncation (those three only if
+    there are bytes there), extension. False: the caller's own for r."""
+    if r <= 1 and len(pkt) > start:              # bit flips
+        for _ in range(rng.randint(1, 8)):
+            i = rng.randrange(start, len(pkt))
+            pkt[i] ^= 1 << rng.randrange(8)
+    elif r == 2 and len(pkt) > start:            # byte writes
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(start, min(len(pkt), start + 48))
+            pkt[i] = rng.getrandbits(8)
+    elif r == 3 and len(pkt) > start:            # truncation
+        del pkt[rng.randint(start, len(pkt) - 1):]
+    elif r == 4:                                 # extension
+        room = MTU - len(pkt)
+        pkt += rng.randbytes(rng.randint(1, max(1, min(room, 64))))
+    else:
+        return False
+    return True
+
+
 # --- checksums ----------------------------------------------------------
 
 def inet_csum(data):
@@ -163,6 +236,58 @@ def icrc(ip, udp, transport):
     return struct.pack("<I", crc & 0xffffffff)
 
 
+def udp6_csum(src, dst, udp):
+    pseudo = src + dst + struct.pack("!IxxxB", len(udp), socket.IPPROTO_UDP)
+    c = inet_csum(pseudo + udp)
+    return c or 0xffff
+
+
+def mask_ip6(m):
+    """Mask traffic class, flow label and hop limit of an IPv6 header or
+    GRH (bytearray m from its first byte) as the ICRC does."""
+    m[0] |= 0x0f
+    m[1:4] = b"\xff\xff\xff"
+    m[7] = 0xff
+
+
+def icrc_rx(l3, n, net):
+    """The ICRC sroce computes over the first n bytes of l3 (IP header or
+    GRH through the pad), or None where it cannot compute one (an ICRC
+    error at the receiver).
+
+    As drivers/lib/icrc.c: the fixed headers are taken to be a 20-byte
+    IPv4 or 40-byte IPv6 header and an 8-byte UDP header (RoCE v2), or the
+    40-byte GRH (RoCE v1), then a 12-byte BTH, whatever l3 really holds
+    there: behind IPv6 extension headers the first 8 bytes after the IPv6
+    header are masked as if they were the UDP header.
+    """
+    ip_len = IP_LEN if net == "ipv4" else IP6_LEN
+    fixed = ip_len + (0 if net == "roce_v1" else UDP_LEN)
+    if n < fixed + BTH_LEN:
+        return None
+    m = bytearray(l3[:fixed + BTH_LEN])
+    if net == "ipv4":
+        m[1] = 0xff                 # TOS
+        m[8] = 0xff                 # TTL
+        m[10:12] = b"\xff\xff"      # header checksum
+    else:
+        mask_ip6(m)
+    if net != "roce_v1":
+        m[ip_len + 6:ip_len + 8] = b"\xff\xff"     # UDP checksum
+    m[fixed + 4] = 0xff                             # FECN, BECN, Resv6a
+    crc = zlib.crc32(b"\xff" * 8 + bytes(m))
+    crc = zlib.crc32(bytes(l3[fixed + BTH_LEN:n]), crc)
+    return struct.pack("<I", crc & 0xffffffff)
+
+
+def icrc_tx(data, net):
+    """The ICRC to append to data (IPv6 header or GRH through the pad):
+    icrc_rx()'s, or where the receiver computes none (a transport shorter
+    than a BTH) a CRC over what there is."""
+    return icrc_rx(data, len(data), net) or \
+        struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(data)))
+
+
 # --- headers ------------------------------------------------------------
 
 def ipv4_hdr(total, ident, src, dst, tos=0, ttl=64, options=b""):
@@ -174,6 +299,35 @@ def ipv4_hdr(total, ident, src, dst, tos=0, ttl=64, options=b""):
 
 def udp_hdr(sport, length, csum=0):
     return struct.pack("!HHHH", sport, ROCE_PORT, length, csum)
+
+
+def ipv6_hdr(payload_len, nexthdr, src, dst, tclass=0, flow=0, hop=64):
+    """An IPv6 header; with nexthdr GRH_NEXT_HDR a RoCE v1 GRH."""
+    return struct.pack("!IHBB16s16s", 6 << 28 | tclass << 20 | flow,
+                       payload_len, nexthdr, hop, src, dst)
+
+
+def ip6_ext_hdr(nexthdr):
+    """An 8-byte hop-by-hop or destination options header: PadN only."""
+    return bytes([nexthdr, 0, 1, 4, 0, 0, 0, 0])
+
+
+def ip6_udp_offset(pkt):
+    """Offset of the UDP header behind the IPv6 header and the extension
+    headers this sender puts there; None if there is none."""
+    nh, off = pkt[6], IP6_LEN
+    while nh in IP6_EXT_HDRS:
+        if off + 8 > len(pkt):
+            return None
+        nh, off = pkt[off], off + 8 * (pkt[off + 1] + 1)
+    return off if nh == socket.IPPROTO_UDP else None
+
+
+def eth_frame(dst_mac, src_mac, ethertype, vlan, pcp, l3):
+    """An Ethernet frame around l3, with an 802.1Q tag unless vlan is None."""
+    tag = b"" if vlan is None else struct.pack("!HH", ETH_P_8021Q,
+                                               pcp << 13 | vlan)
+    return dst_mac + src_mac + tag + struct.pack("!H", ethertype) + l3
 
 
 def bth(opcode, se, mig, pad, tver, pkey, byte4, qpn, ackreq, resv7, psn):
@@ -251,7 +405,8 @@ def parse_ok(tp):
     return True
 
 
-FATES = ("udp_drop", "unparsable", "bad_icrc", "malformed", "delivered")
+FATES = ("udp_drop", "unparsable", "bad_icrc", "malformed", "delivered",
+         "no_device")
 
 
 def predict(pkt):
@@ -285,6 +440,68 @@ def predict(pkt):
 def dest_qpn(pkt):
     return int.from_bytes(pkt[IP_LEN + UDP_LEN + 5:IP_LEN + UDP_LEN + 8],
                           "big")
+
+
+def predict_ipv6(pkt, dst):
+    """Fate of a whole IPv6 packet (one this sender built: a valid IPv6
+    header and extension header chain, lengths that fit) whose Ethernet
+    frame reached the receiver; dst is the device's address.
+
+    The IPv6 stack trims what follows the payload length, delivers to
+    local addresses only and passes a zero UDP checksum (sroce's socket
+    accepts one, RFC 6936) but drops a wrong one. sroce_fw_rx_v2()
+    takes any address its namespace's devices do not have, the multicast
+    ones included (no group here), for no device; it applies no hop limit
+    and refuses extension headers before it looks for a device, as it
+    refuses IPv4 options (the ICRC covers a UDP header right behind the
+    IPv6 one).
+    """
+    plen = struct.unpack("!H", pkt[4:6])[0]
+    pkt = pkt[:IP6_LEN + plen]
+    if pkt[24:40] != dst:
+        return "no_device"
+    off = ip6_udp_offset(pkt)
+    ulen = struct.unpack("!H", pkt[off + 4:off + 6])[0]
+    csum = struct.unpack("!H", pkt[off + 6:off + 8])[0]
+    if csum:
+        u = bytearray(pkt[off:off + ulen])
+        u[6:8] = b"\0\0"
+        if udp6_csum(pkt[8:24], pkt[24:40], bytes(u)) != csum:
+            return "udp_drop"
+    if off != IP6_LEN:
+        return "unparsable"
+    # From the IPv6 header to the end of the UDP datagram, less the ICRC.
+    n = off + ulen - ICRC_LEN
+    if ulen < UDP_LEN + ICRC_LEN or \
+            icrc_rx(pkt, n, "ipv6") != pkt[n:n + ICRC_LEN]:
+        return "bad_icrc"
+    return "delivered" if parse_ok(pkt[off + UDP_LEN:off + ulen]) \
+        else "malformed"
+
+
+def predict_roce_v1(pkt, dst):
+    """Fate of a RoCE v1 packet (from the GRH to the end of the Ethernet
+    frame) that reached the receiver's netdev; dst is the device's GID.
+
+    As sroce_fw_rx_v1(): a frame shorter than a GRH, a GRH of another
+    version or next header, or a payload length below 4 or beyond the
+    frame is refused before a device is looked up; bytes behind the
+    payload length are Ethernet padding; a destination GID of no RoCE v1
+    entry in the namespace is for no device.
+    """
+    if len(pkt) < GRH_LEN:
+        return "unparsable"
+    plen = struct.unpack("!H", pkt[4:6])[0]
+    if pkt[0] >> 4 != 6 or pkt[6] != GRH_NEXT_HDR or plen < ICRC_LEN or \
+            plen > len(pkt) - GRH_LEN:
+        return "unparsable"
+    if pkt[24:40] != dst:
+        return "no_device"
+    n = GRH_LEN + plen - ICRC_LEN
+    if icrc_rx(pkt, n, "roce_v1") != pkt[n:n + ICRC_LEN]:
+        return "bad_icrc"
+    return "delivered" if parse_ok(pkt[GRH_LEN:GRH_LEN + plen]) \
+        else "malformed"
 
 
 # --- peers (fake pingpong clients) --------------------------------------
@@ -336,10 +553,35 @@ def pingpong_client(host, port, kind, fake_qpn, psn, gid):
 # --- packet generation --------------------------------------------------
 
 class Fuzzer:
-    def __init__(self, args):
+    def __init__(self, args, src_mac=bytes(6)):
         self.a = args
-        self.src = socket.inet_aton(args.src)
-        self.dst = socket.inet_aton(args.dst)
+        self.net = args.net
+        if self.net == "ipv4":
+            self.src = socket.inet_aton(args.src)
+            self.dst = socket.inet_aton(args.dst)
+        else:
+            self.src = socket.inet_pton(socket.AF_INET6, args.src)
+            self.dst = socket.inet_pton(socket.AF_INET6, args.dst)
+        # Headers in front of the transport packet that the MTU must hold
+        # (IPv6: room for two extension headers as well).
+        self.hroom = {"ipv4": IP_LEN + UDP_LEN,
+                      "ipv6": IP6_LEN + 16 + UDP_LEN,
+                      "roce_v1": GRH_LEN}[self.net]
+        self.link = args.link is not None
+        self.dst_mac = bytes.fromhex(args.dst_mac.replace(":", "")) \
+            if args.dst_mac else None
+        self.src_mac = src_mac
+        self.vlan = args.vlan
+        self.ethertype = {"ipv4": ETH_P_IP, "ipv6": ETH_P_IPV6,
+                          "roce_v1": ETH_P_ROCE_V1}[self.net]
+        if not self.link:
+            self.classes = self.CLASSES
+        elif self.net == "ipv4":
+            self.classes = self.CLASSES + [("padded", 2), ("no_device", 3)]
+        elif self.net == "ipv6":
+            self.classes = self.CLASSES_IPV6
+        else:
+            self.classes = self.CLASSES_ROCE_V1
         self.targets = []
         self.exclude = set(args.exclude_qpn)
         self.fate = dict.fromkeys(FATES, 0)
@@ -377,7 +619,7 @@ class Fuzzer:
                   ackreq=None, syndrome=None):
         """BTH, extension headers, payload and pad of a valid packet."""
         op = OPS[opcode]
-        room = MTU - IP_LEN - UDP_LEN - op.hdr_len - ICRC_LEN - 3
+        room = MTU - self.hroom - op.hdr_len - ICRC_LEN - 3
         if plen is None:
             plen = self.payload_len(rng, op, room)
         pad = -plen & 3
@@ -448,6 +690,53 @@ class Fuzzer:
                           udp_csum(self.src, self.dst, udp + tp))
         return bytearray(ip + udp + tp)
 
+    def datagram6(self, rng, tp, csum=False, tclass=0, flow=0, hop=64,
+                  exts=(), dst=None, with_icrc=True, icrc_plain=False):
+        """IPv6 + extension headers (next header values exts) + UDP around
+        tp; the ICRC is appended if with_icrc: the one sroce computes
+        for the packet (icrc_rx()), or with icrc_plain the one it would
+        carry without its extension headers."""
+        dst = dst or self.dst
+        sport = rng.randint(0xc000, 0xffff)
+        length = UDP_LEN + len(tp) + (ICRC_LEN if with_icrc else 0)
+        chain = list(exts) + [socket.IPPROTO_UDP]
+        ext = b"".join(ip6_ext_hdr(nh) for nh in chain[1:])
+        ip = ipv6_hdr(len(ext) + length, chain[0], self.src, dst, tclass,
+                      flow, hop)
+        udp = udp_hdr(sport, length)
+        if with_icrc:
+            if icrc_plain:
+                tp += icrc_tx(ipv6_hdr(length, socket.IPPROTO_UDP, self.src,
+                                       dst, tclass, flow, hop) + udp + tp,
+                              "ipv6")
+            else:
+                tp += icrc_tx(ip + ext + udp + tp, "ipv6")
+        if csum:
+            udp = udp_hdr(sport, length, udp6_csum(self.src, dst, udp + tp))
+        return bytearray(ip + ext + udp + tp)
+
+    def grh_packet(self, rng, tp, tclass=0, flow=0, hop=64, dst=None,
+                   with_icrc=True):
+        """A GRH (to GID dst, the device's by default) in front of tp; the
+        ICRC is appended if with_icrc."""
+        length = len(tp) + (ICRC_LEN if with_icrc else 0)
+        grh = ipv6_hdr(length, GRH_NEXT_HDR, self.src, dst or self.dst,
+                       tclass, flow, hop)
+        if with_icrc:
+            tp += icrc_tx(grh + tp, "roce_v1")
+        return bytearray(grh + tp)
+
+    def l3(self, rng, tp, csum=False, tclass=0, flow=0, hop=64, dst=None,
+           with_icrc=True):
+        """tp behind the L3 headers of --net (IPv4 + UDP as datagram())."""
+        if self.net == "ipv4":
+            return self.datagram(rng, tp, csum=csum, tos=tclass, ttl=hop,
+                                 with_icrc=with_icrc)
+        if self.net == "ipv6":
+            return self.datagram6(rng, tp, csum, tclass, flow, hop, dst=dst,
+                                  with_icrc=with_icrc)
+        return self.grh_packet(rng, tp, tclass, flow, hop, dst, with_icrc)
+
     # classes ---------------------------------------------------------
 
     def target_packet(self, rng, t):
@@ -460,7 +749,7 @@ class Fuzzer:
             plen = rng.choice([rng.randint(0, 64), rng.randint(0, 1024)])
             if rng.random() < 0.03:
                 plen = rng.randint(1025, 1400)
-            plen = min(plen, MTU - IP_LEN - UDP_LEN - OPS[op].hdr_len - 8)
+            plen = min(plen, MTU - self.hroom - OPS[op].hdr_len - 8)
             return self.transport(rng, op, t.qpn, rng.getrandbits(24), qkey,
                                   plen)
         base = 0x20 if t.kind == "uc" else 0
@@ -521,7 +810,7 @@ class Fuzzer:
         if q == 1 and opcode in UD_OPS and rng.random() < 0.8:
             qkey = GSI_QKEY
             plen = 256 if rng.random() < 0.8 else rng.randint(0, 1400)
-            plen = min(plen, MTU - IP_LEN - UDP_LEN - 24 - 8)
+            plen = min(plen, MTU - self.hroom - 24 - 8)
             return self.transport(rng, opcode, q, rng.getrandbits(24), qkey,
                                   plen)
         return self.transport(rng, opcode, q, rng.getrandbits(24), qkey)
@@ -576,19 +865,8 @@ class Fuzzer:
         start = IP_LEN + UDP_LEN
         for _ in range(rng.randint(1, 3)):
             r = rng.randint(0, 6)
-            if r <= 1 and len(pkt) > start:          # bit flips
-                for _ in range(rng.randint(1, 8)):
-                    i = rng.randrange(start, len(pkt))
-                    pkt[i] ^= 1 << rng.randrange(8)
-            elif r == 2 and len(pkt) > start:        # byte writes
-                for _ in range(rng.randint(1, 4)):
-                    i = rng.randrange(start, min(len(pkt), start + 48))
-                    pkt[i] = rng.getrandbits(8)
-            elif r == 3 and len(pkt) > start:        # truncation
-                del pkt[rng.randint(start, len(pkt) - 1):]
-            elif r == 4:                             # extension
-                room = MTU - len(pkt)
-                pkt += rng.randbytes(rng.randint(1, max(1, min(room, 64))))
+            if damage(rng, pkt, start, r):
+                pass
             elif r == 5:                             # covered IP fields
                 pkt[4:6] = struct.pack("!H", rng.randint(1, 0xffff))
             else:                                    # UDP source port
@@ -647,30 +925,251 @@ class Fuzzer:
 
     CLASSES = [("random", 15), ("valid", 30), ("masked", 5), ("mutated", 25),
                ("bad_icrc", 10), ("malformed", 13), ("ip_options", 2)]
+    CLASSES_IPV6 = [("random", 15), ("valid", 28), ("masked", 6),
+                    ("mutated", 24), ("bad_icrc", 10), ("malformed", 12),
+                    ("ip6_ext", 3), ("padded", 2), ("no_device", 3)]
+    CLASSES_ROCE_V1 = [("random", 15), ("valid", 28), ("masked", 6),
+                       ("mutated", 22), ("bad_icrc", 10), ("malformed", 12),
+                       ("grh_broken", 4), ("padded", 2), ("no_device", 3)]
+
+    # IPv6 and RoCE v1 ----------------------------------------------
+
+    def tp_offset(self, pkt):
+        """Where the BTH starts in one of our packets (-1: nowhere)."""
+        if self.net == "ipv4":
+            return IP_LEN + UDP_LEN
+        if self.net == "ipv6":
+            off = ip6_udp_offset(pkt)
+            return -1 if off is None else off + UDP_LEN
+        return GRH_LEN
+
+    def dest_qpn(self, pkt):
+        if self.net == "ipv4":
+            return dest_qpn(pkt)
+        off = self.tp_offset(pkt)
+        if off < 0 or len(pkt) < off + BTH_LEN:
+            return -1
+        return int.from_bytes(pkt[off + 5:off + 8], "big")
+
+    def fix(self, pkt, keep_grh_len=False):
+        """Lengths that cover the whole packet (fix_lengths() for IPv4);
+        the UDP checksum dropped. RoCE v1: the GRH payload length, unless
+        keep_grh_len (a mutation chose it)."""
+        if self.net == "ipv4":
+            return self.fix_lengths(pkt)
+        if self.net == "ipv6":
+            off = ip6_udp_offset(pkt)
+            pkt[4:6] = struct.pack("!H", len(pkt) - IP6_LEN)
+            pkt[off + 4:off + 6] = struct.pack("!H", len(pkt) - off)
+            pkt[off + 6:off + 8] = b"\0\0"
+        elif not keep_grh_len and len(pkt) >= GRH_LEN:
+            pkt[4:6] = struct.pack("!H", len(pkt) - GRH_LEN)
+        return pkt
+
+    def set_udp6_csum(self, pkt):
+        """Recompute a non-zero UDP checksum after a change (IPv6)."""
+        off = ip6_udp_offset(pkt)
+        if pkt[off + 6:off + 8] != b"\0\0":
+            pkt[off + 6:off + 8] = b"\0\0"
+            pkt[off + 6:off + 8] = struct.pack(
+                "!H", udp6_csum(bytes(pkt[8:24]), bytes(pkt[24:40]),
+                                bytes(pkt[off:])))
+
+    def mutate_l3(self, rng, pkt):
+        """mutate() for IPv6 and RoCE v1 packets."""
+        start = self.tp_offset(pkt)
+        keep = False
+        for _ in range(rng.randint(1, 3)):
+            r = rng.randint(0, 6)
+            if damage(rng, pkt, start, r):
+                pass
+            elif r == 5 and self.net == "ipv6":      # source address
+                # Still a unicast address of the link, not the device's.
+                v = rng.randint(2, 254)
+                pkt[23] = v ^ 0x80 if v == self.dst[15] else v
+            elif r == 5:                             # source GID
+                pkt[rng.randrange(8, 24)] = rng.getrandbits(8)
+            elif self.net == "ipv6":                 # UDP source port
+                off = ip6_udp_offset(pkt)
+                pkt[off:off + 2] = struct.pack("!H", rng.getrandbits(16))
+            else:                                    # GRH payload length
+                n = len(pkt) - GRH_LEN + rng.randint(-8, 8)
+                pkt[4:6] = struct.pack("!H", max(0, n))
+                keep = True
+        del pkt[MTU:]
+        return self.fix(pkt, keep)
+
+    def other_mac(self, rng):
+        """A unicast MAC address that is not the device's."""
+        mac = bytes([rng.getrandbits(8) & 0xfc | 0x02]) + rng.randbytes(5)
+        if mac == self.dst_mac:
+            mac = mac[:5] + bytes([mac[5] ^ 0xff])
+        return mac
+
+    def make_l3(self, rng, cls):
+        """A packet of class cls for --net ipv6 or roce_v1."""
+        v1 = self.net == "roce_v1"
+        if cls == "random":
+            n = rng.randint(0, MTU - self.hroom)
+            body = rng.randbytes(n)
+            if n and rng.random() < 0.5:
+                body = bytes([rng.choice(ALL_OPS),
+                              rng.getrandbits(8) & 0xf0]) + body[2:]
+            return self.l3(rng, body, with_icrc=False)
+        if cls == "valid":
+            return self.l3(rng, self.valid_transport(rng),
+                           csum=rng.random() < 0.2)
+        if cls == "masked":
+            # sroce checks no hop limit; the IPv6 stack is left one of
+            # at least 1 to deliver.
+            pkt = self.l3(rng, self.valid_transport(rng),
+                          csum=rng.random() < 0.5, tclass=rng.getrandbits(8),
+                          flow=rng.getrandbits(20),
+                          hop=rng.randint(0 if v1 else 1, 255))
+            pkt[self.tp_offset(pkt) + 4] = rng.getrandbits(8)
+            if not v1:
+                self.set_udp6_csum(pkt)
+            return pkt
+        if cls == "mutated":
+            return self.mutate_l3(rng, self.l3(rng, self.valid_transport(rng)))
+        if cls == "bad_icrc":
+            pkt = self.l3(rng, self.valid_transport(rng))
+            i = len(pkt) - ICRC_LEN + rng.randrange(ICRC_LEN)
+            pkt[i] ^= rng.randint(1, 255)
+            return pkt
+        if cls == "malformed":
+            return self.l3(rng, self.malformed_transport(rng))
+        if cls == "ip6_ext" and not v1:
+            return self.datagram6(rng, self.valid_transport(rng),
+                                  exts=rng.choice([[IP6_HOPOPTS],
+                                                   [IP6_DSTOPTS],
+                                                   [IP6_HOPOPTS,
+                                                    IP6_DSTOPTS]]),
+                                  icrc_plain=rng.random() < 0.5)
+        if cls == "grh_broken" and v1:
+            pkt = self.l3(rng, self.valid_transport(rng))
+            r = rng.randint(0, 4)
+            if r == 0:                      # shorter than a GRH
+                del pkt[rng.randrange(GRH_LEN):]
+            elif r == 1:                    # IP version
+                pkt[0] = rng.choice([v for v in range(16) if v != 6]) << 4 | \
+                    pkt[0] & 0x0f
+            elif r == 2:                    # next header
+                pkt[6] = rng.choice([h for h in range(256)
+                                     if h != GRH_NEXT_HDR])
+            elif r == 3:                    # payload beyond the frame
+                pkt[4:6] = struct.pack("!H", len(pkt) - GRH_LEN +
+                                       rng.randint(1, 64))
+            else:                           # no room for an ICRC
+                pkt[4:6] = struct.pack("!H", rng.randint(0, ICRC_LEN - 1))
+            return pkt
+        raise ValueError(cls)
+
+    def build(self, rng, cls):
+        """A packet of class cls and, with --link, its Ethernet framing
+        (destination MAC address, VLAN, PCP)."""
+        if not self.link:
+            return self.make(rng, cls), None
+        mac, vlan = self.dst_mac, self.vlan
+        if cls == "no_device":
+            r = rng.random()
+            if r < 0.5 or self.net == "ipv4":
+                pkt = self.l3(rng, self.valid_transport(rng))
+                if vlan is not None and rng.random() < 0.5:
+                    # A VLAN with no VLAN device: the frame is another
+                    # host's (and VID 0 would be no VLAN at all).
+                    v = rng.randint(2, 4093)
+                    vlan = v + 1 if v >= vlan else v
+                else:
+                    mac = self.other_mac(rng)
+            elif self.net == "ipv6":
+                pkt = self.l3(rng, self.valid_transport(rng), dst=ALL_NODES)
+                mac = ALL_NODES_MAC
+            else:
+                # Our own GID (no device of the receiver's namespace has
+                # it) or one of the documentation prefix.
+                pkt = self.l3(rng, self.valid_transport(rng),
+                              dst=self.src if rng.random() < 0.3 else
+                              b"\x20\x01\x0d\xb8" + rng.randbytes(12))
+        elif cls == "padded":
+            pkt = self.l3(rng, self.valid_transport(rng),
+                          csum=rng.random() < 0.5)
+            n = rng.randint(1, max(1, min(46, MTU - len(pkt))))
+            pkt += bytes(n) if rng.random() < 0.5 else rng.randbytes(n)
+        elif self.net == "ipv4":
+            pkt = self.make(rng, cls)
+        else:
+            pkt = self.make_l3(rng, cls)
+            if cls == "valid" and self.net == "roce_v1" and \
+                    rng.random() < 0.1:
+                mac = BROADCAST_MAC
+        return pkt, (mac, vlan, rng.randrange(8) if vlan is not None else 0)
+
+    def predict(self, pkt, link):
+        """Fate of pkt (framed as link says, None: the raw IPv4 socket)."""
+        if link is not None:
+            mac, vlan, _ = link
+            # Not ours: another host's MAC address, or a VLAN of no VLAN
+            # device (the core hands the frame on as another host's).
+            if vlan != self.vlan or (mac != self.dst_mac and not mac[0] & 1):
+                return "no_device"
+            if self.net == "ipv4":
+                # The IPv4 stack trims what follows the total length.
+                return predict(pkt[:struct.unpack("!H", pkt[2:4])[0]])
+        if self.net == "ipv4":
+            return predict(pkt)
+        if self.net == "ipv6":
+            return predict_ipv6(pkt, self.dst)
+        return predict_roce_v1(pkt, self.dst)
+
+    def spoil(self, pkt):
+        """Make a delivered packet's ICRC wrong (and drop the UDP
+        checksum, which would no longer match)."""
+        if self.net == "ipv4":
+            end = IP_LEN + struct.unpack("!H", pkt[IP_LEN + 4:IP_LEN + 6])[0]
+            pkt[end - 1] ^= 0xff
+            pkt[IP_LEN + 6:IP_LEN + 8] = b"\0\0"
+        elif self.net == "ipv6":
+            off = ip6_udp_offset(pkt)
+            pkt[off + struct.unpack("!H", pkt[off + 4:off + 6])[0] - 1] ^= 0xff
+            pkt[off + 6:off + 8] = b"\0\0"
+        else:
+            pkt[GRH_LEN + struct.unpack("!H", pkt[4:6])[0] - 1] ^= 0xff
+
+    def frame(self, pkt, link):
+        mac, vlan, pcp = link
+        return eth_frame(mac, self.src_mac, self.ethertype, vlan, pcp,
+                         bytes(pkt))
 
     def packets(self):
-        classes = [c for c, w in self.CLASSES for _ in range(w)]
+        classes = [c for c, w in self.classes for _ in range(w)]
         for i in range(self.a.count):
             rng = random.Random(self.a.seed * 1000003 + i)
             cls = rng.choice(classes)
-            pkt = self.make(rng, cls)
+            pkt, link = self.build(rng, cls)
             if len(pkt) > MTU:
                 del pkt[MTU:]
-                self.fix_lengths(pkt)
-            fate = predict(bytes(pkt))
-            if fate == "delivered" and dest_qpn(pkt) in self.exclude:
-                # Never touch a protected QP: spoil the ICRC (and drop
-                # the UDP checksum, which would no longer match).
-                pkt[-1] ^= 0xff
-                pkt[IP_LEN + 6:IP_LEN + 8] = b"\0\0"
-                fate = predict(bytes(pkt))
-            yield i, cls, pkt, fate
+                self.fix(pkt)
+            fate = self.predict(bytes(pkt), link)
+            if fate == "delivered" and self.dest_qpn(pkt) in self.exclude:
+                # Never touch a protected QP.
+                self.spoil(pkt)
+                fate = self.predict(bytes(pkt), link)
+            yield i, cls, pkt, fate, link
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--dst", required=True, help="IPv4 address of the device")
-    p.add_argument("--src", required=True, help="our IPv4 address")
+    p.add_argument("--net", choices=NETS, default="ipv4",
+                   help="RoCE v2 over IPv4 (default) or IPv6, or RoCE v1")
+    p.add_argument("--dst", help="address (RoCE v1: GID) of the device")
+    p.add_argument("--src", help="our address (RoCE v1: GID)")
+    p.add_argument("--link", metavar="IFACE",
+                   help="send Ethernet frames on IFACE (AF_PACKET) instead "
+                   "of IPv4 datagrams on a raw IP socket")
+    p.add_argument("--dst-mac", help="the device's MAC address (--link)")
+    p.add_argument("--vlan", type=int,
+                   help="tag the frames with this VLAN id (--link)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=5000)
     p.add_argument("--qpn-max", type=int, default=64,
@@ -685,18 +1184,206 @@ def parse_args(argv):
     p.add_argument("--to", dest="last", type=int, default=None,
                    help="send only packets before this index")
     p.add_argument("--dump", action="store_true",
-                   help="print every sent packet in hex")
+                   help="print every sent packet (with --link: frame) in hex")
     p.add_argument("--dry-run", action="store_true",
                    help="build and classify the packets, send nothing")
     p.add_argument("--progress", type=int, default=500,
                    help="print a progress line every N packets (0: never)")
-    return p.parse_args(argv)
+    p.add_argument("--self-test", action="store_true",
+                   help="check packets of every kind on this host, no "
+                   "network needed")
+    a = p.parse_args(argv)
+    if a.self_test:
+        return a
+    if not a.dst or not a.src:
+        p.error("--dst and --src are required")
+    if a.net != "ipv4" and not a.link:
+        p.error("--net %s needs --link" % a.net)
+    if a.link and not a.dst_mac:
+        p.error("--link needs --dst-mac")
+    if a.vlan is not None and (not a.link or not 1 <= a.vlan <= 4094):
+        p.error("--vlan needs --link and an id of 1 to 4094")
+    if a.peer and a.link:
+        p.error("--peer works with the raw IPv4 socket only")
+    return a
+
+
+# --- self-test ----------------------------------------------------------
+
+def self_test():
+    """Build packets of every kind for every --net, framing and VLAN, send
+    nothing, and check them: the ICRC of each packet meant to be valid
+    verifies with icrc_check.py (the independent zlib oracle the capture
+    tests use) and that of each damaged one does not, each class's
+    predicted fates are the ones it is made for, every fate a storm is
+    expected to produce occurs, the fields the ICRC masks change nothing
+    and a covered one does, frames carry the packet behind the right
+    Ethernet type and VLAN tag, and a seed gives the same packets twice.
+    """
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import icrc_check                                   # noqa: E402
+
+    failures = []
+    checks = [0]
+
+    def check(ok, what):
+        checks[0] += 1
+        if not ok and len(failures) < 50:
+            failures.append(what)
+
+    def oracle(frame):
+        """True/False: the ICRC verifies; None: not a RoCE packet."""
+        try:
+            r = icrc_check.roce(frame)
+        except IndexError:              # shorter than its headers
+            r = None
+        if r is None:
+            return None
+        _, masked, stored = r
+        return struct.pack("<I", zlib.crc32(b"\xff" * 8 + masked)) == stored
+
+    mac0 = "02:00:00:00:96:01"
+    modes = [
+        ["--net", "ipv4", "--dst", "10.96.0.1", "--src", "10.96.0.2"],
+        ["--net", "ipv6", "--dst", "fd00:96::1", "--src", "fd00:96::2"],
+        ["--net", "roce_v1", "--dst", "::ffff:10.96.0.1",
+         "--src", "::ffff:10.96.0.2"],
+        ["--net", "ipv4", "--dst", "10.96.100.1", "--src", "10.96.100.2",
+         "--vlan", "100"],
+        ["--net", "ipv6", "--dst", "fd00:96::1", "--src", "fd00:96::2",
+         "--vlan", "100"],
+        ["--net", "roce_v1", "--dst", "fd00:96::1", "--src", "fd00:96::2",
+         "--vlan", "100"],
+    ]
+    any_fate = set(FATES)
+    expect = {"valid": {"delivered"}, "masked": {"delivered"},
+              "padded": {"delivered"}, "bad_icrc": {"bad_icrc"},
+              # Rarely a broken header turns into a valid one (a CNP
+              # whose reserved bytes the random payload fills exactly)
+              # or one too short for an ICRC: most must be malformed.
+              "malformed": {"malformed", "bad_icrc", "delivered"},
+              "ip_options": {"unparsable"}, "grh_broken": {"unparsable"},
+              "no_device": {"no_device"},
+              "ip6_ext": {"unparsable"},
+              "random": any_fate, "mutated": any_fate}
+    src_mac = bytes.fromhex("020000009602")
+    for m in modes:
+        link = m[1] != "ipv4" or "--vlan" in m
+        argv = m + ["--seed", "7", "--count", "3000", "--dry-run"]
+        if link:
+            argv += ["--link", "veth_x", "--dst-mac", mac0]
+        a = parse_args(argv)
+        name = a.net + (" on VLAN %d" % a.vlan if a.vlan else
+                        " framed" if link else " raw socket")
+        fz = Fuzzer(a, src_mac)
+        digest = zlib.crc32(b"".join(bytes(p) for _, _, p, _, _ in
+                                     Fuzzer(a, src_mac).packets()))
+        seen = dict.fromkeys(FATES, 0)
+        broken = [0, 0]
+        all_bytes = []
+        for i, cls, pkt, fate, lk in fz.packets():
+            what = "%s packet %d (%s, %s)" % (name, i, cls, fate)
+            all_bytes.append(bytes(pkt))
+            seen[fate] += 1
+            if cls == "malformed":
+                broken[0] += 1
+                broken[1] += fate == "malformed"
+            check(fate in expect[cls], what + ": not a fate of its class")
+            if lk is None:
+                frame = eth_frame(bytes.fromhex("020000009601"), src_mac,
+                                  ETH_P_IP, None, 0, bytes(pkt))
+            else:
+                frame = fz.frame(pkt, lk)
+                # The frame as a decoder sees it.
+                vid = None
+                etype = struct.unpack("!H", frame[12:14])[0]
+                l3 = frame[14:]
+                if etype == ETH_P_8021Q:
+                    vid = struct.unpack("!H", frame[14:16])[0] & 0xfff
+                    etype = struct.unpack("!H", frame[16:18])[0]
+                    l3 = frame[18:]
+                check(frame[:6] == lk[0] and frame[6:12] == src_mac and
+                      vid == lk[1] and etype == fz.ethertype and
+                      l3 == bytes(pkt), what + ": framing")
+            good = oracle(frame)
+            if cls in ("valid", "masked", "padded") or \
+                    (cls == "no_device" and a.net != "roce_v1"):
+                check(good is True, what + ": ICRC does not verify")
+            elif cls in ("bad_icrc", "ip_options"):
+                check(good is False or cls == "ip_options",
+                      what + ": damaged ICRC verifies")
+            elif cls == "ip6_ext":
+                # Refused whichever ICRC it carries: the one that covers
+                # the headers as sent, or the one of the packet without
+                # its extension headers.
+                check(good is None and fate == "unparsable",
+                      what + ": extension headers")
+            if fate == "delivered" and lk is None or \
+                    fate == "delivered" and cls in ("valid", "masked"):
+                check(good is True, what + ": delivered, ICRC does not "
+                      "verify")
+            if cls == "valid" and fate == "delivered" and \
+                    a.net != "ipv4" and len(pkt) >= 60:
+                # Masked fields change nothing, a covered one does.
+                q = bytearray(pkt)
+                q[0] |= 0x0f
+                q[1:4] = b"\x5a\xa5\x5a"
+                q[7] = 1 + q[7] % 254
+                q[fz.tp_offset(q) + 4] ^= 0xc0
+                if a.net == "ipv6":
+                    fz.set_udp6_csum(q)
+                check(fz.predict(bytes(q), lk) == "delivered" and
+                      oracle(fz.frame(q, lk)) is True,
+                      what + ": masked fields changed the ICRC")
+                q[21] ^= 0x10           # source address
+                if a.net == "ipv6":
+                    fz.set_udp6_csum(q)
+                check(fz.predict(bytes(q), lk) == "bad_icrc" and
+                      oracle(fz.frame(q, lk)) is False,
+                      what + ": a covered field did not change the ICRC")
+            if a.net == "ipv4" and fate == "delivered":
+                # The generic ICRC code agrees with the IPv4 one.
+                end = struct.unpack("!H", pkt[2:4])[0]
+                check(icrc_rx(pkt, end - 4, "ipv4") == bytes(pkt[end - 4:end]),
+                      what + ": icrc_rx() and icrc() differ")
+        check(zlib.crc32(b"".join(all_bytes)) == digest,
+              name + ": the same seed gave other packets")
+        want = {"bad_icrc", "malformed", "delivered"}
+        want |= {"unparsable"}
+        want |= {"no_device"} if link else set()
+        for f in want:
+            check(seen[f] > 0, "%s: no %s packet in 3000" % (name, f))
+        check(broken[1] >= 0.9 * broken[0], "%s: %d of %d malformed "
+              "packets predicted malformed" % (name, broken[1], broken[0]))
+        print("# self-test: %-22s %s" % (name, " ".join(
+            "%s=%d" % (f, seen[f]) for f in FATES)))
+
+        # --exclude-qpn: no delivered packet names an excluded QPN.
+        a = parse_args(argv + ["--exclude-qpn", "1,2,3,4,5,6,7,8"])
+        fz = Fuzzer(a, src_mac)
+        for i, cls, pkt, fate, lk in fz.packets():
+            check(fate != "delivered" or fz.dest_qpn(pkt) not in
+                  fz.exclude, "%s packet %d: excluded QPN" % (name, i))
+
+    for f in failures:
+        print("# self-test: FAIL " + f)
+    print("# self-test: %d checks, %d failed" % (checks[0], len(failures)))
+    return 1 if failures else 0
 
 
 def main(argv):
     a = parse_args(argv)
-    fz = Fuzzer(a)
-    gid = "00000000000000000000ffff" + socket.inet_aton(a.src).hex()
+    if a.self_test:
+        return self_test()
+    s = None
+    src_mac = bytes(6)
+    if a.link and not a.dry_run:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+        s.bind((a.link, 0))
+        src_mac = s.getsockname()[4]
+    fz = Fuzzer(a, src_mac)
+    gid = "00000000000000000000ffff" + socket.inet_aton(a.src).hex() \
+        if not a.link else None
     for n, spec in enumerate(a.peer):
         kind, port = spec.split(":")
         if kind not in ("rc", "uc", "ud"):
@@ -707,33 +1394,40 @@ def main(argv):
         print("# fuzz: %s peer QPN 0x%06x expects PSN 0x%06x, sends from "
               "0x%06x" % (kind, t.qpn, t.epsn, t.spsn), flush=True)
 
-    s = None if a.dry_run else socket.socket(socket.AF_INET, socket.SOCK_RAW,
-                                             socket.IPPROTO_RAW)
+    if not a.link and not a.dry_run:
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    if a.link:
+        print("# fuzz: %s frames on %s to %s%s" %
+              (a.net, a.link, a.dst_mac,
+               ", VLAN %d" % a.vlan if a.vlan else ""), flush=True)
     dst = (a.dst, 0)
     sent = errors = 0
     per_class = {}
     t0 = time.monotonic()
-    for i, cls, pkt, fate in fz.packets():
+    for i, cls, pkt, fate, link in fz.packets():
         if i < a.first or (a.last is not None and i >= a.last):
             continue
+        wire = fz.frame(pkt, link) if link else pkt
         try:
-            if s:
+            if s and link:
+                s.send(wire)
+            elif s:
                 s.sendto(pkt, dst)
         except OSError as e:
             errors += 1
             print("# fuzz: packet %d (%s, %d bytes) not sent: %s" %
-                  (i, cls, len(pkt), e), flush=True)
+                  (i, cls, len(wire), e), flush=True)
             continue
         sent += 1
         c = per_class.setdefault(cls, [0] * (1 + len(FATES)))
         c[0] += 1
         c[1 + FATES.index(fate)] += 1
         fz.fate[fate] += 1
-        if dest_qpn(pkt) in {t.qpn for t in fz.targets} and \
+        if fz.dest_qpn(pkt) in {t.qpn for t in fz.targets} and \
                 fate == "delivered":
             fz.to_target += 1
         if a.dump:
-            print("# pkt %d %s %s %s" % (i, cls, fate, pkt.hex()))
+            print("# pkt %d %s %s %s" % (i, cls, fate, wire.hex()))
         if a.progress and (i + 1) % a.progress == 0:
             print("# fuzz: %d packets sent" % (i + 1), flush=True)
     dt = time.monotonic() - t0
@@ -743,10 +1437,10 @@ def main(argv):
     print("# fuzz: seed %d, %d packets sent in %.1f s, %d send errors" %
           (a.seed, sent, dt, errors))
     print("# fuzz: class       sent udp_drop unparsable bad_icrc malformed "
-          "delivered")
-    for cls, _ in Fuzzer.CLASSES:
+          "delivered no_device")
+    for cls, _ in fz.classes:
         c = per_class.get(cls, [0] * (1 + len(FATES)))
-        print("# fuzz: %-10s %5d %8d %10d %8d %9d %9d" % (cls, *c))
+        print("# fuzz: %-10s %5d %8d %10d %8d %9d %9d %9d" % (cls, *c))
     print("# fuzz: %d delivered packets named a live peer QP" % fz.to_target)
     print("# fuzz-predict: " +
           " ".join("%s=%d" % (f, fz.fate[f]) for f in FATES))

@@ -5,12 +5,18 @@
 # RoCE v2 packets, and well-formed ones with random fields, sent from
 # another network namespace (roce_fuzz_send.py on a raw socket) at an
 # sroce device whose live RC, UC and UD QPs (rdma-core's pingpong servers,
-# driven by the sender's fake client) and GSI QP they partly target. Then:
-# no kernel splat, no hang, no slab or module reference leak, the device
-# still carries RC, UD and rdma_cm traffic, a storm sent while an RC
-# pingpong runs does not disturb it, and the device's receive counters
-# (rx_icrc_encapsulated, rx_malformed, rcvd_pkts) moved by exactly what
-# the sender predicted for its packets.
+# driven by the sender's fake client) and GSI QP they partly target; then
+# storms of whole Ethernet frames (an AF_PACKET socket on the namespace's
+# veth end) at its GSI QP and at QPNs nobody has: RoCE v2 over IPv6 (with
+# extension headers, which must be refused, among them), RoCE v1 (GRH, Ethernet type 0x8915, to
+# its RoCE v1 GID) and RoCE v2 over IPv4 tagged with VLAN 100 (to the GID
+# of the VLAN device's address), each with frames for another MAC address,
+# VLAN, group or GID among them. Then: no kernel splat, no hang, no slab
+# or module reference leak, the device still carries RC, UD and rdma_cm
+# traffic, a storm sent while an RC pingpong runs does not disturb it, and
+# the device's receive counters (rx_icrc_encapsulated, rx_malformed,
+# rcvd_pkts) moved by exactly what the sender predicted for its packets,
+# for each frame storm on its own and for all storms together.
 #
 # SROCE_FUZZ_SEED (default 1) and SROCE_FUZZ_COUNT (packets per storm,
 # default 2000) change the storms; a failure names the seed to rerun with.
@@ -50,7 +56,7 @@ g0=$(gid_v4 sroce_fz0 0a60:0001)
 g1=$(gid_v4 sroce_fz1 0a60:0002)
 [ -n "$g0" ] && [ -n "$g1" ] || ktap_skip_all "no RoCE v2 IPv4 GIDs"
 
-ktap_plan 16
+ktap_plan 22
 
 # pingpong NAME TOOL SERVER_NS SERVER_DEV SERVER_GID CLIENT_DEV CLIENT_GID
 #          ADDR PORT ARGS...: one run of an rdma-core pingpong pair.
@@ -76,22 +82,33 @@ pingpong() {
 	fi
 }
 
-# run_fuzz LOG ARGS...: one storm from the other namespace; what it
-# predicts for its packets is added up in pred[].
+# fuzz_storm LOG ARGS...: one storm from the other namespace; what it
+# predicts for its packets is added up in pred[] and kept in last[] (empty
+# if the sender printed no prediction).
 declare -A pred=([udp_drop]=0 [unparsable]=0 [bad_icrc]=0 [malformed]=0
-		 [delivered]=0)
-run_fuzz() {
+		 [delivered]=0 [no_device]=0)
+declare -A last=()
+fuzz_storm() {
 	local log=$1 status line f n
 	shift
-	ip netns exec $ns timeout 300 python3 "$fuzz" --dst 10.96.0.1 \
-		--src 10.96.0.2 --progress 0 "$@" > "$log" 2>&1
+	last=()
+	ip netns exec $ns timeout 300 python3 "$fuzz" --progress 0 "$@" \
+		> "$log" 2>&1
 	status=$?
 	line=$(grep '^# fuzz-predict:' "$log") || return 1
 	for f in "${!pred[@]}"; do
 		n=$(sed -n "s/.* $f=\([0-9]*\).*/\1/p" <<< "$line")
+		last[$f]=${n:-0}
 		pred[$f]=$((pred[$f] + ${n:-0}))
 	done
 	return $status
+}
+
+# run_fuzz LOG ARGS...: a storm of RoCE v2 over IPv4 from the raw socket.
+run_fuzz() {
+	local log=$1
+	shift
+	fuzz_storm "$log" --dst 10.96.0.1 --src 10.96.0.2 "$@"
 }
 
 # hwc NAME: a port counter of sroce_fz0 (rdma statistic), empty if none
@@ -125,7 +142,8 @@ no_user_qps() {
 	[ "$(user_qps)" -eq 0 ]
 }
 
-ktap_diag "seed $seed, $count packets per storm, $rounds storms with live QPs"
+ktap_diag "seed $seed, $count packets per storm, $rounds storms with live QPs," \
+	"3 frame storms"
 
 # --- before ---------------------------------------------------------------
 
@@ -221,6 +239,124 @@ else
 	ktap_fail "live_qps_released" "$(rdma res show qp link sroce_fz0/1)"
 fi
 
+# --- frame storms: IPv6, RoCE v1, VLAN ---------------------------------------
+
+# Whole Ethernet frames from the other namespace, sent on ra1 (AF_PACKET)
+# to ra0's MAC address. sroce_fz0 has no QP but its GSI QP now and nothing
+# else sends to it (the servers of the storms above are gone, and what it
+# answers goes to the namespace), so each storm must move its counters by
+# exactly what the storm predicted. Frames the sender predicts for no
+# device (another MAC address or VLAN, a GID nobody here has, the IPv6
+# all-nodes group) must move none of them; sroce counts those, and
+# unparsable ones, in module-wide counters only.
+mac0=$(cat /sys/class/net/ra0/address)
+ip6_ok=0
+ip addr add fd00:96::1/64 dev ra0 nodad &&
+	ip -n $ns addr add fd00:96::2/64 dev ra1 nodad && ip6_ok=1
+vlan_ok=0
+modprobe 8021q 2>/dev/null
+if ip link add link ra0 name ra0.100 type vlan id 100; then
+	on_exit "ip link del ra0.100"
+	# The namespace's VLAN device goes with the namespace.
+	ip -n $ns link add link ra1 name ra1.100 type vlan id 100 &&
+		ip link set ra0.100 up && ip -n $ns link set ra1.100 up &&
+		ip addr add 10.96.100.1/24 dev ra0.100 &&
+		ip -n $ns addr add 10.96.100.2/24 dev ra1.100 && vlan_ok=1
+fi
+
+# shellcheck disable=SC2317 # called through wait_until
+link_counters_moved() {
+	[ $(($(hwc rx_icrc_encapsulated) - $1)) -eq "${last[bad_icrc]}" ] &&
+		[ $(($(hwc rx_malformed) - $2)) -eq "${last[malformed]}" ] &&
+		[ $(($(hwc rcvd_pkts) - $3)) -eq "${last[delivered]}" ]
+}
+
+# link_storm NAME SEED ARGS...: a storm of frames (roce_fuzz_send.py
+# --link ra1 ARGS); NAME passes if the sender sent every frame, and
+# NAME_counted if sroce_fz0's counters moved by exactly its prediction
+# (the receive path may still be draining the veth when the sender
+# exits: polled for up to 10 s).
+link_storm() {
+	local name=$1 s=$2 i0 m0 r0 status
+	shift 2
+	i0=$(hwc rx_icrc_encapsulated)
+	m0=$(hwc rx_malformed)
+	r0=$(hwc rcvd_pkts)
+	fuzz_storm "$tmp/$name.log" --link ra1 --dst-mac "$mac0" --seed "$s" \
+		--count "$count" "$@"
+	status=$?
+	grep -E '^# fuzz: (seed|[a-z0-9_]+ frames on)' "$tmp/$name.log" |
+		sed "s/^# fuzz: /# $name: /"
+	if [ $status -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "the sender failed (seed $seed):" \
+			"$(tail -n 5 "$tmp/$name.log" | tr '\n' ' ')"
+	fi
+	if [ -z "$i0" ] || [ -z "$m0" ] || [ -z "$r0" ]; then
+		ktap_skip "${name}_counted" "no rx_icrc_encapsulated," \
+			"rx_malformed or rcvd_pkts counter"
+	elif [ -z "${last[delivered]:-}" ]; then
+		ktap_fail "${name}_counted" "the sender predicted nothing"
+	elif wait_until 10 link_counters_moved "$i0" "$m0" "$r0"; then
+		ktap_diag "$name: ${last[bad_icrc]} bad ICRC," \
+			"${last[malformed]} malformed, ${last[delivered]}" \
+			"delivered, ${last[unparsable]} unparsable," \
+			"${last[no_device]} for no device, as predicted"
+		ktap_pass "${name}_counted"
+	else
+		ktap_fail "${name}_counted" "rx_icrc_encapsulated, rx_malformed," \
+			"rcvd_pkts moved by $(($(hwc rx_icrc_encapsulated) - i0))," \
+			"$(($(hwc rx_malformed) - m0)), $(($(hwc rcvd_pkts) - r0));" \
+			"the sender predicted ${last[bad_icrc]}," \
+			"${last[malformed]}, ${last[delivered]} (seed $seed)"
+	fi
+}
+
+# frame_storm NAME READY SKIP_REASON SEED ARGS...: link_storm once READY
+# holds (a GID to aim at), both results skipped if SKIP_REASON is set.
+frame_storm() {
+	local name=$1 ready=$2 why=$3
+	shift 3
+	if [ -n "$why" ]; then
+		ktap_skip "$name" "$why"
+		ktap_skip "${name}_counted" "$why"
+	elif ! wait_until 10 "$ready"; then
+		ktap_fail "$name" "sroce_fz0 has no GID for it"
+		ktap_skip "${name}_counted" "no storm"
+	else
+		link_storm "$name" "$@"
+	fi
+}
+
+# The GIDs the storms aim at (called through frame_storm and wait_until).
+# shellcheck disable=SC2317
+has_ip6_gid() {
+	gid_find sroce_fz0 fd00:0096:0000:0000:0000:0000:0000:0001 "RoCE v2" \
+		>/dev/null
+}
+# shellcheck disable=SC2317
+has_v1_gid() {
+	gid_grep sroce_fz0 "ffff:0a60:0001$" "IB/RoCE v1" >/dev/null
+}
+# shellcheck disable=SC2317
+has_vlan_gid() {
+	gid_v4 sroce_fz0 0a60:6401 >/dev/null
+}
+
+# RoCE v2 over IPv6, to the GID of ra0's address.
+frame_storm ipv6_frame_storm has_ip6_gid \
+	"$([ $ip6_ok = 1 ] || echo "no IPv6 addresses")" $((seed + 301)) \
+	--net ipv6 --dst fd00:96::1 --src fd00:96::2
+# RoCE v1 to the RoCE v1 GID of 10.96.0.1 (IPv4-mapped), from that of the
+# namespace's address.
+frame_storm roce_v1_frame_storm has_v1_gid "" $((seed + 302)) \
+	--net roce_v1 --dst ::ffff:10.96.0.1 --src ::ffff:10.96.0.2
+# RoCE v2 over IPv4 in VLAN 100, to the GID of ra0.100's address.
+frame_storm vlan_frame_storm has_vlan_gid \
+	"$([ $vlan_ok = 1 ] || echo "no VLAN devices (8021q)")" $((seed + 303)) \
+	--net ipv4 --vlan 100 --dst 10.96.100.1 --src 10.96.100.2
+
 # --- the device still works --------------------------------------------------
 
 pingpong rc_loopback_after ibv_rc_pingpong "" sroce_fz0 "$g0" sroce_fz0 \
@@ -315,7 +451,8 @@ ktap_check "module_refcnt_unchanged" \
 # --- the drops ---------------------------------------------------------------
 
 ktap_diag "sender predicted: ${pred[udp_drop]} dropped by UDP," \
-	"${pred[unparsable]} unparsable (IPv4 options)," \
+	"${pred[unparsable]} unparsable (IPv4 options, IPv6 extension headers, broken GRHs)," \
+	"${pred[no_device]} for no device," \
 	"${pred[bad_icrc]} bad ICRC, ${pred[malformed]} malformed," \
 	"${pred[delivered]} delivered to a QP; rx_no_qp $(hwc rx_no_qp)"
 counter_check "rx_icrc_errors_counted" rx_icrc_encapsulated "$icrc_before" \
