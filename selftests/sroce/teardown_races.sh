@@ -2,32 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # Teardown during full traffic, many rounds of each way a device can go:
-# perftest's ib_send_bw runs between two namespaces (both ends with
-# outstanding sends and receives, registered memory and mapped rings), and
-# while bytes flow one of these happens:
+# a perftest pair runs over four RC QPs between two devices, one in a
+# namespace (both ends with outstanding work requests, registered memory
+# and mapped rings), the operation changing each round: SEND, WRITE, READ
+# (the responder holding READ state), atomics (the responder's replay
+# state). While data flows one of these happens:
 #   kill9      both perftest processes get SIGKILL;
 #   link_del   `rdma link del` of one device;
 #   netdev_del the veth is deleted under both devices;
-#   netns_del  the namespace holding one device is deleted;
+#   netns_del  the namespace holding one device's netdev is deleted (the
+#              apps run outside it, or they would keep it alive: the
+#              namespace dies under them);
 #   rmmod      sroce is unloaded with both devices present.
 # The removals do not wait for the processes that hold the devices (sroce
-# disassociates their contexts, as ConnectX does): each must return within
-# a bound while the apps still run, and the devices must be gone before
-# the apps are killed. After every round: no QP, CQ, MR or PD of the
+# disassociates their contexts, as ConnectX does): each starts while both
+# apps run and must be done within a bound, the devices gone, before the
+# apps are killed. After every round: no QP, CQ, MR or PD of the
 # killed processes is left on a device that survived the round (the check
 # must first have seen them during the traffic), no sroce device is left
 # over, and the module's reference count is back to zero. After all
 # rounds: the same, and unreclaimable slab has not grown beyond noise. ktap_finish fails on any kernel-log report (on
 # the debug kernel: KASAN, lockdep, kmemleak via sroce-vm, ...).
 # TEARDOWN_ROUNDS overrides the rounds per scenario (default 100; 3 on
-# the debug kernel, where a round takes about 22 s and make teardown-long
+# the debug kernel, where a round takes 30-40 s and make teardown-long
 # runs the 100), TEARDOWN_SCENARIOS the list.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
-command -v ib_send_bw >/dev/null || ktap_skip_all "perftest missing"
 [ -n "${SROCE_KO:-}" ] || ktap_skip_all "needs SROCE_KO to reload sroce"
 scenarios=${TEARDOWN_SCENARIOS:-kill9 link_del netdev_del netns_del rmmod}
+# The operation of round N is ops[N % 4].
+ops="send write read atomic"
+for op in $ops; do
+	command -v ib_${op}_bw >/dev/null || ktap_skip_all "perftest missing"
+done
 rounds=${TEARDOWN_ROUNDS:-$(debug_scale 100 3)}
 ktap_plan $(($(wc -w <<<"$scenarios") + 1))
 
@@ -37,7 +45,7 @@ port=18517
 make_work_dir
 
 # Leftovers of an interrupted round are removed on exit too.
-on_exit "pkill -9 -x ib_send_bw; ip netns del $ns; ip link del tr0"
+on_exit "pkill -9 -x 'ib_(send|write|read|atomic)_bw'; ip netns del $ns; ip link del tr0"
 
 refcnt() {
 	cat /sys/module/sroce/refcnt 2>/dev/null || echo gone
@@ -107,33 +115,47 @@ untopology() {
 	wait_until 30 no_sroce_devices
 }
 
+# tx_words DEV: what DEV has sent, in 4-byte words (port_xmit_data)
 tx_words() {
-	cat /sys/class/infiniband/sroce_tr0/ports/1/counters/port_xmit_data 2>/dev/null || echo 0
+	cat "/sys/class/infiniband/$1/ports/1/counters/port_xmit_data" 2>/dev/null || echo 0
 }
 
-# sent_since WORDS: the client's device sent a MiB more than WORDS
-# (port_xmit_data counts 4-byte words)
+# sent_since DEV WORDS KIB: DEV sent KIB KiB more than WORDS
 sent_since() {
-	[ $(($(tx_words) - $1)) -gt 262144 ]
+	[ $(($(tx_words "$1") - $2)) -gt $(($3 * 256)) ]
 }
 
-# traffic: ib_send_bw server in the namespace, client here, running until
-# killed; returns once the client's device has sent a MiB
+# traffic OP SCENARIO: ib_OP_bw over 4 QPs, client here on sroce_tr0, the
+# server on sroce_tr1: in the namespace, or for netns_del here too (the
+# RDMA subsystem's shared mode shows the namespace's device here, and
+# RoCE resolves addresses in the namespace of the GID's netdev), the
+# out-of-band exchange then over 127.0.0.1. Running until killed; returns
+# once the end carrying the data (the server for READs) has sent 1 MiB,
+# or 64 KiB of atomics.
 traffic() {
-	local t0
-	ip netns exec $ns ib_send_bw -d sroce_tr1 -x "$g1" -F -D 600 -p $port \
+	local op=$1 in_ns="ip netns exec $ns" at=$net.2 by=sroce_tr0 kib=1024 t0
+	if [ "$2" = netns_del ]; then
+		in_ns='' at=127.0.0.1
+	fi
+	[ "$op" = read ] && by=sroce_tr1
+	[ "$op" = atomic ] && kib=64
+	$in_ns ib_${op}_bw -d sroce_tr1 -x "$g1" -F -q 4 -D 600 -p $port \
 		>"$work/srv" 2>&1 &
 	srv=$!
-	wait_until 20 listening $ns $port || return
-	t0=$(tx_words)
-	ib_send_bw -d sroce_tr0 -x "$g0" -F -D 600 -p $port $net.2 \
+	wait_until 20 listening "${in_ns:+$ns}" $port || return
+	t0=$(tx_words $by)
+	ib_${op}_bw -d sroce_tr0 -x "$g0" -F -q 4 -D 600 -p $port $at \
 		>"$work/cli" 2>&1 &
 	cli=$!
-	wait_until 30 sent_since "$t0"
+	wait_until 30 sent_since $by "$t0" $kib
 }
 
 procs_gone() {
 	pid_gone "$srv" && pid_gone "$cli"
+}
+
+procs_running() {
+	! pid_gone "$srv" && ! pid_gone "$cli"
 }
 
 kill_apps() {
@@ -151,11 +173,12 @@ blocked_tasks() {
 	done
 }
 
-# removal DEVICES COMMAND...: COMMAND returns within 30 s while the apps
-# run, and DEVICES are gone then
+# removal DEVICES COMMAND...: with both apps running, COMMAND returns
+# within 30 s, and DEVICES are gone within 30 s more
 removal() {
 	local devs=$1 pid d
 	shift
+	procs_running || { echo "an app had ended before $*: $(tail -n 2 "$work/cli" "$work/srv" | tr '\n' ' ')"; return 1; }
 	"$@" >"$work/removal" 2>&1 &
 	pid=$!
 	if ! wait_until 30 pid_gone $pid; then
@@ -173,11 +196,11 @@ removal() {
 	done
 }
 
-# one_round SCENARIO: set up, start traffic, tear down as SCENARIO says;
-# prints why on failure
+# one_round SCENARIO OP: set up, start OP's traffic, tear down as
+# SCENARIO says; prints why on failure
 one_round() {
 	topology || { echo "topology failed"; return 1; }
-	traffic || { echo "no traffic: $(tail -n 2 "$work/cli" "$work/srv" | tr '\n' ' ')"; return 1; }
+	traffic "$2" "$1" || { echo "no $2 traffic: $(tail -n 2 "$work/cli" "$work/srv" | tr '\n' ' ')"; return 1; }
 	# What the check after the removal must not find any more.
 	[ "$(user_resources)" -gt 0 ] ||
 		{ echo "the apps' QPs, CQs, MRs and PDs are not listed: $(rdma resource show | tr '\n' ' ')"; return 1; }
@@ -191,10 +214,10 @@ one_round() {
 		removal "sroce_tr0 sroce_tr1" ip link del tr0 || return 1
 		kill_apps ;;
 	netns_del)
-		# The server keeps its namespace alive until it dies; the
-		# netns's device goes with the veth, which the namespace's
-		# end takes with it only once the namespace is gone.
-		ip netns del $ns || { echo "ip netns del failed"; return 1; }
+		# The name goes at once; nothing else holds the namespace,
+		# so its cleanup deletes tr1 and with it the pair: both
+		# devices go under the running apps.
+		removal "sroce_tr0 sroce_tr1" ip netns del $ns || return 1
 		kill_apps ;;
 	rmmod)
 		removal "sroce_tr0 sroce_tr1" rmmod sroce || return 1
@@ -211,10 +234,25 @@ one_round() {
 		{ echo "module refcnt $(refcnt)"; return 1; }
 }
 
-# A warm-up round of each scenario, so that lazily allocated core state
-# (and a reloaded module's) exists before the slab baseline.
+# op_of_round N: the operation of round N
+op_of_round() {
+	local n=$1
+	set -- $ops
+	shift $((n % $#))
+	echo "$1"
+}
+
+# Warm-up rounds, so that lazily allocated core state (and a reloaded
+# module's) exists before the slab baseline: each operation once in the
+# first scenario, then each other scenario once.
+warm=0
 for s in $scenarios; do
-	one_round "$s" >/dev/null || { kill_apps; untopology; } >/dev/null 2>&1
+	for op in $ops; do
+		one_round "$s" "$op" >/dev/null ||
+			{ kill_apps; untopology; } >/dev/null 2>&1
+		[ $warm -gt 0 ] && break
+	done
+	warm=1
 done
 untopology
 sync
@@ -226,7 +264,8 @@ for s in $scenarios; do
 	t0=$(now_ms)
 	done_rounds=0 why=''
 	while [ $done_rounds -lt "$rounds" ]; do
-		if ! why=$(one_round "$s"); then
+		op=$(op_of_round $done_rounds)
+		if ! why=$(one_round "$s" "$op"); then
 			kill_apps >/dev/null 2>&1
 			untopology >/dev/null 2>&1
 			break
@@ -240,7 +279,7 @@ for s in $scenarios; do
 	if [ $done_rounds = "$rounds" ]; then
 		ktap_pass "$s"
 	else
-		ktap_fail "$s" "round $((done_rounds + 1)): $why"
+		ktap_fail "$s" "round $((done_rounds + 1)) ($op): $why"
 	fi
 done
 
