@@ -245,14 +245,20 @@ export SROCE_DEBUG_KERNEL_DIR := $(DEBUG_KERNEL_DIR)
 DEBUG_RUN_ARGS ?= --timeout=1800 --allow-skips=rdma_flush.sh
 DEBUG_VM_TIMEOUT ?= 14400
 debug-kernel:
+	$(TOP)/tools/debug-kernel/source-matches $(KVER_61)
 	$(TOP)/tools/debug-kernel/build >/dev/null
 
 # The collection on the debug kernel, results in build/results/<release>/.
 # Its tests read the kernel's name and scale their loads down (lib.sh
 # SROCE_DEBUG_KERNEL); sroce-vm unloads the module and scans with kmemleak
-# after the run. upstream-rdma fetches what upstream_rdma.sh runs.
+# after the run. upstream-rdma fetches what upstream_rdma.sh runs. First,
+# besides leak-control, tools/debug-kernel/check-control shows that a
+# KASAN, lockdep, UBSAN, sleep-in-atomic or WARN report fails a run (a
+# probe module's, one boot each, about 8 minutes).
 check-debug: selftests upstream-rdma
 	@set -e; $(call lane_kernel,); \
+	$(TOP)/tools/debug-kernel/check-control $(DEBUG_KERNEL_DIR)/obj \
+		$$kver $(BUILD)/check-control; \
 	rm -rf $(RESULTS)/$$kver && mkdir -p $(RESULTS)/$$kver; \
 	t0=$$(date +%s); rc=0; \
 	$(VM) -k $$kver -m 3072 -t $(DEBUG_VM_TIMEOUT) --out $(RESULTS)/$$kver \
@@ -297,7 +303,10 @@ soak: selftests
 # seeds) and rx_malformed.sh with FUZZ_COUNT packets per storm, on
 # HOSTILE_KVER (default: the debug kernel, ending with the leak scan).
 HOSTILE_SEEDS ?= 20
-HOSTILE_SEED ?= $(shell date +%s)
+# Evaluated once: the recipe names it twice.
+ifeq ($(origin HOSTILE_SEED),undefined)
+HOSTILE_SEED := $(shell date +%s)
+endif
 FUZZ_COUNT ?= 20000
 HOSTILE_KVER ?=
 hostile-long: selftests
@@ -378,10 +387,10 @@ NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge
 NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 # The reliability lane's long programs (issue 14: teardown during traffic,
 # fault storms with every operation checked byte by byte, every object
-# pool filled to its limit and 10,000 create/destroy cycles; hundreds of
-# rounds, tens of minutes under TCG): not in make check, in check-full on
-# 6.1 and in check-debug.
-LONG_LANE = teardown_races.sh,fault_storm.sh,resource_limits.sh
+# pool filled to its limit and 10,000 create/destroy cycles, 1000 rdma_cm
+# connections at once; hundreds of rounds, tens of minutes under TCG): not
+# in make check, in check-full on 6.1 and in check-debug.
+LONG_LANE = teardown_races.sh,fault_storm.sh,resource_limits.sh,cm_scale.sh
 # A program may run this long in the long lane (teardown_races' 5 x 100
 # rounds take about 24 minutes on 6.1 under TCG).
 LONG_LANE_TIMEOUT ?= 2700

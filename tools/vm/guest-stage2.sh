@@ -58,6 +58,17 @@ lockdep_state() {
 	[ ! -r /proc/lockdep_stats ] || awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats
 }
 lockdep_at_start=$(lockdep_state)
+# The checks above see only what changes during the run: a checker that a
+# boot-time report already disarmed (lockdep off; KASAN, which reports
+# once unless kasan_multi_shot, sets taint B) would let the run pass
+# unseen. Such a run fails.
+disarmed=''
+if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
+	[ -z "$lockdep_at_start" ] || [ "$lockdep_at_start" = 1 ] ||
+		disarmed+=" lockdep off (debug_locks $lockdep_at_start);"
+	[ $((taint_at_start & ~(4096 | 8192))) = 0 ] ||
+		disarmed+=" the kernel tainted ($taint_at_start);"
+fi
 # A kernel with kmemleak (the debug kernel) checks for leaks after the
 # run (below); kmemleak_baseline, just before the run, sets aside what the
 # kernel left unreferenced before it.
@@ -166,6 +177,11 @@ if [ "$SROCE_VM_LOGCHECK" = 1 ]; then
 	if [ "$new_taint" != 0 ]; then
 		echo "sroce-vm: the kernel was tainted during the run (new flags $new_taint, now $taint)"
 		[ "$ran" != 1 ] || [ "$status" != 0 ] || status=1
+	fi
+	if [ -n "$disarmed" ]; then
+		echo "sroce-vm: before the run:$disarmed a boot-time report disarmed the checks; kernel log before the run:"
+		dmesg | awk '/sroce-vm: run starts/ { exit } { print }' | grep -E -A 20 'WARNING:|BUG:|KASAN:|UBSAN:|lockdep|Call Trace:' | head -n 100
+		[ "$status" != 0 ] || status=1
 	fi
 	if [ "$lockdep_at_start" = 1 ] && [ "$lockdep_now" != 1 ]; then
 		echo "sroce-vm: lockdep turned itself off during the run (debug_locks $lockdep_now): it found a problem"
