@@ -188,6 +188,9 @@ static struct {
 	unsigned long known_inv_flag, known_read_wrap, known_read_gap;
 	unsigned long known_flush_rwqe;
 	uint64_t max_op_ms;
+	/* The longest an RC send queue with work waited for a completion. */
+	uint64_t max_sq_quiet_ms;
+	char max_sq_quiet_label[16];
 } stats;
 
 static unsigned long violations;
@@ -574,6 +577,11 @@ struct endpoint {
 	bool closed;
 	bool stall_reported;
 	uint64_t last_progress_ms;
+	/*
+	 * RC: since when its send queue has waited for a completion: its
+	 * last one, or the post that gave an empty queue work.
+	 */
+	uint64_t sq_quiet_from_ms;
 	/* Completed something in the current progress round (-p). */
 	bool progressed;
 	/* RC: the PSN the next request starts at, for the reports. */
@@ -913,6 +921,8 @@ static bool post_send(struct endpoint *ep, struct ibv_send_wr *wr,
 	struct ibv_send_wr *bad;
 
 	note_posted(ep, now);
+	if (!ep->sq.count)
+		ep->sq_quiet_from_ms = now;
 	if (ibv_post_send(ep->qp, wr, &bad)) {
 		failure("%s: post_send %s", ep->label,
 			kind_name[WRID_KIND(wr->wr_id)]);
@@ -1858,6 +1868,15 @@ static void on_completion(struct side *s, const struct ibv_wc *wc,
 	fifo_pop(f);
 	ep->last_progress_ms = now;
 	ep->progressed = true;
+	if (!receive && !ep->is_ud) {
+		if (now - ep->sq_quiet_from_ms > stats.max_sq_quiet_ms) {
+			stats.max_sq_quiet_ms = now - ep->sq_quiet_from_ms;
+			snprintf(stats.max_sq_quiet_label,
+				 sizeof(stats.max_sq_quiet_label), "%s",
+				 ep->label);
+		}
+		ep->sq_quiet_from_ms = now;
+	}
 	apply_status_rules(ep, wc, receive);
 	switch (kind) {
 	case K_UD_SEND:
@@ -2354,7 +2373,7 @@ static void run(void)
 						  rc_ep[p][s].closed ?
 						  "closed after its peer failed" :
 						  "never failed");
-	printf("storm: summary ops=%lu send=%lu write=%lu write_imm=%lu read=%lu fetch_add=%lu cmp_swap=%lu send_inv=%lu ud_send=%lu bytes_verified=%llu rc_qp_errors=%lu closed=%lu unknown_outcome=%lu cancelled=%lu flushed=%lu ud_sent=%lu ud_received=%lu ud_lost=%lu ud_dup=%lu known_inv_flag=%lu known_read_wrap=%lu known_read_gap=%lu known_flush_rwqe=%lu elapsed_ms=%" PRIu64 " drain_ms=%" PRIu64 " max_op_ms=%" PRIu64 " budget_ms=%u violations=%lu\n",
+	printf("storm: summary ops=%lu send=%lu write=%lu write_imm=%lu read=%lu fetch_add=%lu cmp_swap=%lu send_inv=%lu ud_send=%lu bytes_verified=%llu rc_qp_errors=%lu closed=%lu unknown_outcome=%lu cancelled=%lu flushed=%lu ud_sent=%lu ud_received=%lu ud_lost=%lu ud_dup=%lu known_inv_flag=%lu known_read_wrap=%lu known_read_gap=%lu known_flush_rwqe=%lu elapsed_ms=%" PRIu64 " drain_ms=%" PRIu64 " max_op_ms=%" PRIu64 " max_sq_quiet_ms=%" PRIu64 " max_sq_quiet_qp=%s budget_ms=%u violations=%lu\n",
 	       stats.ok[K_SEND] + stats.ok[K_WRITE] + stats.ok[K_WRITE_IMM] +
 	       stats.ok[K_READ] + stats.ok[K_FETCH_ADD] + stats.ok[K_CMP_SWAP] +
 	       stats.ok[K_SEND_INV] + stats.ok[K_UD_SEND],
@@ -2367,7 +2386,9 @@ static void run(void)
 	       stats.known_read_wrap, stats.known_read_gap,
 	       stats.known_flush_rwqe, now - start,
 	       now - stop,
-	       stats.max_op_ms, budget_ms, violations);
+	       stats.max_op_ms, stats.max_sq_quiet_ms,
+	       stats.max_sq_quiet_label[0] ? stats.max_sq_quiet_label : "-",
+	       budget_ms, violations);
 }
 
 /* --- set-up and teardown ------------------------------------------------------ */

@@ -62,14 +62,29 @@ counter() {
 	read_value "/sys/class/infiniband/$1/ports/1/hw_counters/$2" "$3"
 }
 
+# udp_in FILE...: UDP datagrams delivered to sockets (IPv4's Udp
+# InDatagrams and IPv6's Udp6InDatagrams), from /proc/net/snmp and
+# /proc/net/snmp6 as cat printed them
+udp_in() {
+	awk '$1 == "Udp:" && $2 == "InDatagrams" { for (i = 2; i <= NF; i++) col[$i] = i; next }
+		$1 == "Udp:" { n += $col["InDatagrams"] }
+		$1 == "Udp6InDatagrams" { n += $2 }
+		END { print n + 0 }' "$@"
+}
+
 # Port counters of both devices, before and after a case: "SIDE:NAME".
 # One netlink dump for both ("link DEV/1 NAME VALUE NAME VALUE ..." per
-# device): each hw_counters file read would query the device again.
+# device): each hw_counters file read would query the device again. With
+# them, each side's UDP datagrams delivered ("SIDE:udp_in"): only RoCE
+# uses UDP in these namespaces, so UDP's count is the packets that
+# reached sroce's handler.
 declare -A ctr_before ctr_after
 snapshot() {
 	local -n into=$1
 	local words side i
 	into=()
+	into[0:udp_in]=$(udp_in /proc/net/snmp /proc/net/snmp6)
+	into[1:udp_in]=$(ip netns exec "$NS" cat /proc/net/snmp /proc/net/snmp6 | udp_in)
 	while read -r -a words; do
 		case ${words[1]:-} in
 		"$DEV0/1") side=0 ;;
@@ -86,6 +101,46 @@ snapshot() {
 # moved SIDE NAME: how much a counter of DEV0 (0) or DEV1 (1) moved
 moved() {
 	echo $(( ${ctr_after[$1:$2]:-0} - ${ctr_before[$1:$2]:-0} ))
+}
+
+# rx_still: the devices' received packets have not changed for 200 ms
+# (nothing in flight any more: netem's delayed copies have arrived);
+# rx_last and rx_since are its memory, cleared before the first call
+rx_last='' rx_since=0
+rx_still() {
+	local r0 r1
+	counter "$DEV0" rcvd_pkts r0
+	counter "$DEV1" rcvd_pkts r1
+	if [ "$r0 $r1" != "$rx_last" ]; then
+		rx_last="$r0 $r1" rx_since=$(now_ms)
+		return 1
+	fi
+	[ $(( $(now_ms) - rx_since )) -ge 200 ]
+}
+
+# require_rx_accounted: on each side, every datagram UDP handed to sroce
+# was counted by it as received, as failing the ICRC, or as malformed
+# (a packet dropped uncounted would show as a difference)
+require_rx_accounted() {
+	local side udp seen
+	for side in 0 1; do
+		udp=$(moved $side udp_in)
+		seen=$(( $(moved $side rcvd_pkts) + $(moved $side rx_icrc_encapsulated) +
+			 $(moved $side rx_malformed) ))
+		[ "$udp" = "$seen" ] ||
+			case_why+=" side $side: UDP delivered $udp datagrams, sroce counted $seen (rcvd_pkts + rx_icrc_encapsulated + rx_malformed);"
+	done
+}
+
+# require_quiet_within MARGIN_MS: no RC send queue with work waited
+# longer for a completion than the retry budget and MARGIN_MS (what a
+# guest's scheduling may add): a QP either makes progress or fails
+# within its budget, never hangs in between
+require_quiet_within() {
+	local quiet budget
+	quiet=$(field max_sq_quiet_ms) budget=$(field budget_ms)
+	[ "$quiet" -le $((budget + $1)) ] ||
+		case_why+=" a send queue ($(field max_sq_quiet_qp)) waited $quiet ms for a completion, more than the retry budget $budget ms + $1 ms;"
 }
 
 # moved_both NAME: the counter's movement on both devices together
@@ -184,6 +239,14 @@ storm_wait() {
 		case_why+=" storm unkillable;"
 	fi
 	storm_pid=
+	# Straggling packets (netem's delays, a peer's last resends) land
+	# before the counters are read, unless other traffic goes on
+	# (storm_settle=0: soak's perftest pairs).
+	if [ "${storm_settle:-1}" = 1 ]; then
+		rx_last=
+		wait_until 20 rx_still ||
+			case_why+=" packets still arriving 20 s after storm's end;"
+	fi
 	snapshot ctr_after
 	read_summary
 }
