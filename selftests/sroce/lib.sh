@@ -64,7 +64,9 @@ ktap_todos=0
 ktap_num=0
 ktap_test_name=$(basename "$0")
 
+ktap_planned=
 ktap_plan() {
+	ktap_planned=$1
 	echo "TAP version 13"
 	echo "1..$1"
 }
@@ -138,6 +140,11 @@ ktap_skip_all() {
 # covers the teardown too.
 ktap_finish() {
 	run_cleanups
+	# A case path that forgot to report would otherwise pass unseen.
+	if [ -n "$ktap_planned" ] && [ "$ktap_num" != "$ktap_planned" ]; then
+		echo "# $ktap_test_name: $ktap_num results for a plan of $ktap_planned"
+		ktap_failed=$((ktap_failed + 1))
+	fi
 	kmsg_check
 	echo "# $ktap_test_name: $ktap_passed passed, $ktap_failed failed, $ktap_skipped skipped$([ "$ktap_todos" = 0 ] || echo ", $ktap_todos known failures (TODO)")"
 	if [ $ktap_failed -gt 0 ]; then
