@@ -379,6 +379,24 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			*wc_status = IB_WC_REM_INV_REQ_ERR;
 			return SROCE_SYN_NAK_INV_REQ;
 		}
+		/*
+		 * The whole range the RETH names is checked at the first
+		 * packet, as the responder validates a request: a WRITE that
+		 * runs past its region leaves no byte of it behind. A
+		 * zero-length one names no range.
+		 */
+		if (start && qp->write_len) {
+			rcu_read_lock();
+			mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn,
+						qp->qpn,
+						SROCE_ACCESS_REMOTE_WRITE,
+						qp->write_va, qp->write_len);
+			rcu_read_unlock();
+			if (!mr) {
+				*wc_status = IB_WC_REM_ACCESS_ERR;
+				return SROCE_SYN_NAK_REM_ACCESS;
+			}
+		}
 		rcu_read_lock();
 		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_WRITE,
