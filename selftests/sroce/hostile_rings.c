@@ -1428,6 +1428,15 @@ static void m_read_bad_rkey(struct rxe_send_wqe *w, struct qpx *x)
 	w->wr.wr.rdma.rkey ^= 0x5500;
 }
 
+/* memchr_inv_a5: whether any of the @len bytes at @p is not 0xa5 */
+static bool memchr_inv_a5(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++ != 0xa5)
+			return true;
+	return false;
+}
+
 static int t_rkey(void)
 {
 	struct pair p;
@@ -1435,6 +1444,11 @@ static int t_rkey(void)
 
 	if (pair_create(&p, &conn_default, CQ_DEPTH, true))
 		return KSFT_FAIL;
+	/*
+	 * The WRITE past the end starts 1 KiB inside the region: the
+	 * responder checks the whole range first, so none of it lands.
+	 */
+	memset(buf + BUF_SIZE - 1024, 0xa5, 1024);
 	if (bad_send(&p, "WRITE with an rkey of no MR", m_rkey,
 		     IBV_WC_REM_ACCESS_ERR) ||
 	    bad_send(&p, "WRITE past the end of the remote MR",
@@ -1442,6 +1456,9 @@ static int t_rkey(void)
 	    bad_send(&p, "READ with an rkey of no MR", m_read_bad_rkey,
 		     IBV_WC_REM_ACCESS_ERR))
 		ret = KSFT_FAIL;
+	if (!ret && memchr_inv_a5(buf + BUF_SIZE - 1024, 1024))
+		FAIL("a WRITE refused for running past its region wrote its first bytes");
+	memset(buf + BUF_SIZE - 1024, 0, 1024);
 	if (!ret && memcmp(src_at(0), ref, 4096))
 		FAIL("a failed READ changed its local buffer");
 out:
