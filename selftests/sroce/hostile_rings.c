@@ -280,6 +280,27 @@ static void kidx_restore(struct ring *r)
 					    __ATOMIC_ACQUIRE);
 }
 
+/*
+ * librxe finds the slot it writes a WQE into or reads a CQE from by the
+ * index userspace owns, a work queue's producer or a CQ's consumer, taken
+ * as it is: out of range, that is a wild store (post_send writes the WQE
+ * before it checks for room) or a wild load in this process. Before
+ * librxe is handed a ring with junk there, the index goes back in range.
+ * The kernel reads it masked, so the masked value is the one it acted on.
+ * The kernel's own index may stay junk: librxe only compares it.
+ * Return: whether the index was out of range.
+ */
+static bool uidx_mask(struct ring *r)
+{
+	uint32_t *p = r->is_cq ? cons_of(r) : prod_of(r);
+	uint32_t v = ld(p);
+
+	if (v <= r->mask)
+		return false;
+	st(p, v & r->mask);
+	return true;
+}
+
 static size_t slot_bytes(const struct ring *r)
 {
 	return (size_t)1 << r->log2;
@@ -3009,6 +3030,7 @@ struct walk {
 	unsigned int nrings;
 	unsigned long acts[W_NR];
 	unsigned long refused;			/* posts librxe refused */
+	unsigned long masked;			/* indices uidx_mask() fixed */
 	unsigned long wcs[IBV_WC_GENERAL_ERR + 2]; /* by status; last: junk */
 	unsigned int events[32];
 	uint64_t digest;
@@ -3076,7 +3098,9 @@ static int walk_destroy(struct walk *w)
  * A producer index out of range: userspace's own of a work queue (rings
  * ahead, bits above the mask, anything, or stale slots within the ring
  * handed over), with a doorbell for a send ring half of the time; the
- * kernel's of a CQ.
+ * kernel's of a CQ. Userspace's stays until a WQE is published by hand
+ * after it, the QP is reset, or librxe posts to the ring (uidx_mask()
+ * first).
  */
 static int walk_prod(struct walk *w, unsigned int ri, uint32_t a, uint32_t b)
 {
@@ -3115,7 +3139,8 @@ static int walk_prod(struct walk *w, unsigned int ri, uint32_t a, uint32_t b)
 /*
  * A consumer index out of range: the kernel's of a work queue; userspace's
  * own of a CQ (one ahead of the producer: the CQ looks full; completions
- * read already handed back; anything; all consumed with junk above).
+ * read already handed back; anything; all consumed with junk above),
+ * which stays until librxe polls the CQ (uidx_mask() first).
  */
 static void walk_cons(struct ring *r, uint32_t a, uint32_t b)
 {
@@ -3179,11 +3204,13 @@ static int walk_step(struct walk *w, uint64_t *rs, unsigned long n)
 	w->acts[act]++;
 	switch (act) {
 	case W_POST:
+		w->masked += uidx_mask(&x->sq);
 		if (post_send_lib(x, b & 2 ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
 				  id, off, len))
 			w->refused++;
 		break;
 	case W_RECV:
+		w->masked += uidx_mask(rr);
 		if (post_recv_lib(x, id, off, 4096))
 			w->refused++;
 		break;
@@ -3242,6 +3269,7 @@ static int walk_step(struct walk *w, uint64_t *rs, unsigned long n)
 		}
 		break;
 	case W_POLL:
+		w->masked += uidx_mask(&x->cqr);
 		i = ibv_poll_cq(x->cq, ARRAY_SIZE(wc), wc);
 		if (i < 0) {
 			note("ibv_poll_cq failed");
@@ -3253,6 +3281,9 @@ static int walk_step(struct walk *w, uint64_t *rs, unsigned long n)
 		async_drain(w->events);
 		break;
 	default:
+		/* The reset drains both CQs through librxe. */
+		w->masked += uidx_mask(&w->p[qi / 2].a.cqr);
+		w->masked += uidx_mask(&w->p[qi / 2].b.cqr);
 		err = pair_reset(&w->p[qi / 2]);
 		break;
 	}
@@ -3451,8 +3482,9 @@ static void walk_report(struct walk *w, unsigned long done, uint64_t ms,
 	note("polled during the walk: %lu successful, %lu flushed, %lu other errors, %lu junk (stale CQEs read again)",
 	     w->wcs[IBV_WC_SUCCESS], w->wcs[IBV_WC_WR_FLUSH_ERR], other,
 	     w->wcs[IBV_WC_GENERAL_ERR + 1]);
-	note("librxe refused %lu posts; %u IBV_EVENT_CQ_ERR; %u QPs in ERROR after the walk (%u moved there beside their peer)",
-	     w->refused, w->events[IBV_EVENT_CQ_ERR], in_err, moved);
+	note("librxe refused %lu posts; %lu out-of-range indices masked before librxe used their rings; %u IBV_EVENT_CQ_ERR; %u QPs in ERROR after the walk (%u moved there beside their peer)",
+	     w->refused, w->masked, w->events[IBV_EVENT_CQ_ERR], in_err,
+	     moved);
 }
 
 /*
