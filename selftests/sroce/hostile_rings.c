@@ -3657,19 +3657,6 @@ static void hostile_summary(void)
 		       racing_stores);
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *c = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			c = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return c;
-}
-
 static bool selected(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -3730,7 +3717,7 @@ int main(int argc, char **argv)
 		n += selected(only, cases[i].name);
 
 	ksft_print_header();
-	ctx = open_dev(dev_name);
+	ctx = sroce_open_device(dev_name);
 	if (!ctx)
 		ksft_exit_skip("device %s not found\n", dev_name);
 	ksft_set_plan(n);
