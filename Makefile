@@ -53,9 +53,10 @@
 #   make soak             20 minutes of verified traffic under netem,
 #                         carrier flaps and perftest killed and restarted,
 #                         on the debug kernel (SOAK_SECONDS, SOAK_KVER)
-#   make hostile-long     hostile_rings over HOSTILE_SEEDS seeds and
-#                         rx_malformed with FUZZ_COUNT packets per storm,
-#                         on the debug kernel (HOSTILE_KVER)
+#   make hostile-long     hostile_rings over HOSTILE_SEEDS seeds (random
+#                         walks of HOSTILE_WALK actions) and rx_malformed
+#                         with FUZZ_COUNT packets per storm, on the debug
+#                         kernel (HOSTILE_KVER)
 #   make teardown-long    teardown_races, TEARDOWN_ROUNDS (100) rounds of
 #                         each of TEARDOWN_SCENARIOS, on the debug kernel
 #                         (TEARDOWN_KVER)
@@ -300,13 +301,16 @@ soak: selftests
 
 # Hostile input at length: hostile_rings.sh with HOSTILE_SEEDS seeds in a
 # row from HOSTILE_SEED (default: from the clock; each run prints its
-# seeds) and rx_malformed.sh with FUZZ_COUNT packets per storm, on
-# HOSTILE_KVER (default: the debug kernel, ending with the leak scan).
+# seeds), HOSTILE_WALK actions in each seed's random walk (default: the
+# script's, 10,000, 2,000 on the debug kernel), and rx_malformed.sh with
+# FUZZ_COUNT packets per storm, on HOSTILE_KVER (default: the debug
+# kernel, ending with the leak scan).
 HOSTILE_SEEDS ?= 20
 # Evaluated once: the recipe names it twice.
 ifeq ($(origin HOSTILE_SEED),undefined)
 HOSTILE_SEED := $(shell date +%s)
 endif
+HOSTILE_WALK ?=
 FUZZ_COUNT ?= 20000
 HOSTILE_KVER ?=
 hostile-long: selftests
@@ -317,7 +321,8 @@ hostile-long: selftests
 		rc=0; first=$(HOSTILE_SEED); \
 		for s in $$(seq $$first $$((first + $(HOSTILE_SEEDS) - 1))); do \
 			echo "== hostile_rings, SROCE_HOSTILE_SEED=$$s"; \
-			SROCE_HOSTILE_SEED=$$s $(KSFT_DIR)/sroce/hostile_rings.sh || rc=1; \
+			SROCE_HOSTILE_SEED=$$s SROCE_HOSTILE_WALK=$(HOSTILE_WALK) \
+				$(KSFT_DIR)/sroce/hostile_rings.sh || rc=1; \
 		done; \
 		echo "== rx_malformed, SROCE_FUZZ_SEED=$$first SROCE_FUZZ_COUNT=$(FUZZ_COUNT)"; \
 		SROCE_FUZZ_SEED=$$first SROCE_FUZZ_COUNT=$(FUZZ_COUNT) \
