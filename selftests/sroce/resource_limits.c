@@ -37,8 +37,8 @@
  *   SROCE_MEM_OBJECTS objects per type for memory_per_object (default 1000)
  *   SROCE_CYCLE_MEM_KB  growth of unreclaimable memory the cycles may
  *                    leave, kB (default CYCLE_MEM_TOLERANCE_KB)
- *   SROCE_SLAB_HALF_OBJS  objects a slab cache may grow by in the second
- *                    half of the cycles (default SLAB_HALF_TOLERANCE)
+ *   SROCE_SLAB_HALF_OBJS  objects a slab cache may grow by in each half
+ *                    of the cycles (default SLAB_HALF_TOLERANCE)
  *   SROCE_CASES      comma-separated case names to run, the others skip
  *                    (for development; default: all)
  */
@@ -84,17 +84,21 @@
  * show, the rings' vmalloc memory and page tables.
  *
  * Slab caches are compared per cache over the two halves of the cycles:
- * what settles at a new level does so in the first half, while a leak
- * grows in both, by cycles / 2 / (cycles per leaked object) objects in
- * each. No cache may grow by more than SLAB_HALF_TOLERANCE objects in
- * the second half: at 10,000 cycles a leak of one object in 500 cycles
- * (10 a half) fails, whatever its size (a bound per cache over the whole
- * run had to allow for the settling too: one object in 50 cycles). The
- * debug kernel needs looser bounds (the environment): KASAN's
- * quarantine and kmemleak's bookkeeping hold freed objects for a while.
+ * a leak grows in both, by cycles / 2 / (cycles per leaked object)
+ * objects in each, while /proc/slabinfo's active counts (which include
+ * the free objects of per-CPU slabs) swing by up to about 180 objects
+ * either way between two readings of an idle cache on 6.1 (kmalloc-96:
+ * -112 then +178; +42 and +42 in another run; none of it a leak: with
+ * slub_debug=U no allocation site held one object more after 4,000
+ * cycles). A cache fails if it grew by more than SLAB_HALF_TOLERANCE
+ * objects in each half: at 10,000 cycles a leak of one object in 50
+ * cycles fails, whatever its size; smaller ones are kmemleak's, on the
+ * debug kernel. The debug kernel needs its own bounds (the environment):
+ * KASAN's quarantine and kmemleak's bookkeeping hold freed objects for a
+ * while.
  */
 #define CYCLE_MEM_TOLERANCE_KB	512L
-#define SLAB_HALF_TOLERANCE	8L
+#define SLAB_HALF_TOLERANCE	96L
 /* Reads of /proc/slabinfo per measurement (sample_slabs()). */
 #define SLAB_SAMPLES		3
 /* Caches named in the diagnostics of the second half's growth. */
@@ -443,7 +447,7 @@ static int slab_halves(const struct slabinfo *s0, const struct slabinfo *s1,
 		d[i].first = n1 - n0;
 		d[i].second = s2->cache[i].active - n1;
 		d[i].objsize = s2->cache[i].objsize;
-		over += d[i].second > tolerance;
+		over += d[i].first > tolerance && d[i].second > tolerance;
 	}
 	qsort(d, s2->n, sizeof(*d), by_second_half);
 	return over;
@@ -1923,8 +1927,7 @@ static void checkpoint(struct checkpoint *c)
  * half-way and at the end: unreclaimable kernel memory (SUnreclaim +
  * VmallocUsed + PageTables) within CYCLE_MEM_TOLERANCE_KB of where it
  * was, no slab cache growing by more than SLAB_HALF_TOLERANCE objects in
- * the second half, the firmware holding what it held and VmPin where it
- * was.
+ * both halves, the firmware holding what it held and VmPin where it was.
  */
 TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 {
@@ -1986,7 +1989,7 @@ TEST_F_TIMEOUT(limits, create_destroy_cycles, 3600)
 		     slab_active_bytes(&cp[2].slab) -
 		     slab_active_bytes(&cp[0].slab), top);
 		EXPECT_EQ(0, over)
-			TH_LOG("%d caches grew by more than %ld objects in the second %lu cycles, %s the most (%+ld; %+ld in the first)",
+			TH_LOG("%d caches grew by more than %ld objects in each half of %lu cycles; %s grew most in the second (%+ld; %+ld in the first)",
 			       over, tolerance, half[1], d[0].name,
 			       d[0].second, d[0].first);
 	} else {
