@@ -98,7 +98,7 @@
  * while.
  */
 #define CYCLE_MEM_TOLERANCE_KB	512L
-#define SLAB_HALF_TOLERANCE	96L
+#define SLAB_HALF_TOLERANCE	128L
 /* Reads of /proc/slabinfo per measurement (sample_slabs()). */
 #define SLAB_SAMPLES		3
 /* Caches named in the diagnostics of the second half's growth. */
