@@ -97,7 +97,8 @@ static struct ibv_context *open_dev(const char *name)
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	if (list)
+		ibv_free_device_list(list);
 	return ctx;
 }
 
