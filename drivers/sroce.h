@@ -470,7 +470,7 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 int sroce_srq_destroy_fw(struct sroce_dev *sdev, u32 srqn);
-void sroce_handle_qp_event(struct sroce_dev *sdev,
+void sroce_handle_qp_event(struct sroce_dev *sdev, enum ib_event_type type,
 			   const struct sroce_event_qp *ev);
 void sroce_handle_srq_event(struct sroce_dev *sdev,
 			    const struct sroce_srq_num *ev);

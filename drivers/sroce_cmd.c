@@ -270,7 +270,12 @@ static void sroce_event_dispatch(struct sroce_dev *sdev,
 		sroce_handle_srq_event(sdev, (const void *)eqe->data);
 		break;
 	case SROCE_EVENT_SQ_DRAINED:
-		sroce_handle_qp_event(sdev, (const void *)eqe->data);
+		sroce_handle_qp_event(sdev, IB_EVENT_SQ_DRAINED,
+				      (const void *)eqe->data);
+		break;
+	case SROCE_EVENT_LAST_WQE:
+		sroce_handle_qp_event(sdev, IB_EVENT_QP_LAST_WQE_REACHED,
+				      (const void *)eqe->data);
 		break;
 	case SROCE_EVENT_PAGE_FAULT:
 		sroce_handle_page_fault(sdev, (const void *)eqe->data);

@@ -641,8 +641,11 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 }
 
 /**
- * sroce_handle_qp_event() - a QP event from the firmware: SQ_DRAINED
+ * sroce_handle_qp_event() - a QP event from the firmware: SQ_DRAINED or
+ * LAST_WQE
  * @sdev: the device
+ * @type: the ib_event it is (IB_EVENT_SQ_DRAINED, or
+ *	  IB_EVENT_QP_LAST_WQE_REACHED)
  * @ev: the event payload
  *
  * Runs on the async-event vector (process context). The QP table's lock
@@ -651,7 +654,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * in atomic context, as the CQ and SRQ ones do (uverbs' and the ULPs'
  * only queue the event).
  */
-void sroce_handle_qp_event(struct sroce_dev *sdev,
+void sroce_handle_qp_event(struct sroce_dev *sdev, enum ib_event_type type,
 			   const struct sroce_event_qp *ev)
 {
 	struct sroce_qp *qp;
@@ -662,7 +665,7 @@ void sroce_handle_qp_event(struct sroce_dev *sdev,
 		struct ib_event event = {
 			.device = &sdev->ibdev,
 			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_SQ_DRAINED,
+			.event = type,
 		};
 
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);

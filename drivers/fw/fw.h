@@ -526,6 +526,9 @@ struct sroce_fw_deferred {
  *		    it starts none from there, and is drained once every WQE
  *		    before it has completed (attr.sq_draining cleared then)
  * @drained_ev: raises SROCE_EVENT_SQ_DRAINED
+ * @last_wqe_ev: raises SROCE_EVENT_LAST_WQE (QPs on an SRQ)
+ * @last_wqe_raised: SROCE_EVENT_LAST_WQE was raised since the QP last
+ *		     entered ERROR; cleared by RESET
  * @res: RC responder: ring of SROCE_FW_MAX_RD_ATOMIC (a power of two)
  *	 READ/atomic resources; resource number N is in slot N masked
  * @res_cap: resources held at most: max_dest_rd_atomic, at least 1
@@ -621,6 +624,8 @@ struct sroce_fw_qp {
 	u32 sq_err_status;
 	u32 sq_drain_index;
 	struct sroce_fw_event_src drained_ev;
+	struct sroce_fw_event_src last_wqe_ev;
+	bool last_wqe_raised;
 	struct sroce_fw_rd_res *res;
 	u32 res_cap;
 	u32 res_held;

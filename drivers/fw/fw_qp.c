@@ -61,6 +61,7 @@ static void sroce_fw_qp_unlink(struct sroce_fw_qp *qp)
 	sroce_fw_sched_remove(qp->fw, qp);
 	sroce_fw_odp_unpark(qp->fw, qp);
 	sroce_fw_event_src_kill(qp->fw, &qp->drained_ev);
+	sroce_fw_event_src_kill(qp->fw, &qp->last_wqe_ev);
 	sroce_fw_mcast_forget_qp(qp->fw, qp->qpn);
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->retry_timer);
@@ -152,6 +153,7 @@ u16 sroce_fw_cmd_create_qp(struct sroce_fw_dev *fw, const void *req,
 	qp->attr.port = 1;
 	qp->fw = fw;
 	sroce_fw_event_src_init(&qp->drained_ev, SROCE_EVENT_SQ_DRAINED);
+	sroce_fw_event_src_init(&qp->last_wqe_ev, SROCE_EVENT_LAST_WQE);
 	timer_setup(&qp->rnr_timer, sroce_fw_rnr_timer, 0);
 	INIT_LIST_HEAD(&qp->odp_node);
 	timer_setup(&qp->retry_timer, sroce_fw_retry_timer, 0);
@@ -357,6 +359,7 @@ static void sroce_fw_qp_reset(struct sroce_fw_qp *qp)
 	qp->rnr_wait = false;
 	qp->odp_rewind = false;
 	qp->sq_err_index = SROCE_FW_NO_SQ_ERR;
+	qp->last_wqe_raised = false;
 	memset(qp->track, 0, (qp->sq_mask + 1) * sizeof(*qp->track));
 	sroce_fw_qp_cc_reset(qp);
 	if (qp->res)

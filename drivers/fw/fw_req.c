@@ -717,6 +717,16 @@ void sroce_fw_flush(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp)
 out_rq_done:
 	qp->rwqe_valid = false;
 	qp->in_msg = false;
+	/*
+	 * A QP on an SRQ takes nothing more from it: its consumer may now
+	 * destroy it without losing a WQE (IBA's Last WQE Reached).
+	 */
+	if (qp->srq && !qp->last_wqe_raised) {
+		struct sroce_event_qp ev = { .qpn = cpu_to_le32(qp->qpn) };
+
+		qp->last_wqe_raised = true;
+		sroce_fw_post_event(fw, &qp->last_wqe_ev, &ev, sizeof(ev));
+	}
 }
 
 /*

@@ -1007,6 +1007,7 @@ enum sroce_event_type {
 	SROCE_EVENT_SRQ_LIMIT = 4,
 	SROCE_EVENT_SQ_DRAINED = 5,
 	SROCE_EVENT_PAGE_FAULT = 6,
+	SROCE_EVENT_LAST_WQE = 7,
 };
 
 #define SROCE_EQE_PHASE			0x1
@@ -1036,6 +1037,9 @@ struct sroce_event_cq {
 /*
  * SROCE_EVENT_SQ_DRAINED: a QP in SQD has completed every WQE it had
  * started (raised when it was taken to SQD with en_sqd_async_notify).
+ * SROCE_EVENT_LAST_WQE: a QP on an SRQ is in ERROR and will take no
+ * more WQEs from the SRQ (the one a partly received message held has
+ * been flushed); once each time it enters ERROR.
  */
 struct sroce_event_qp {
 	__le32 qpn;
