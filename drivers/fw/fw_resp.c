@@ -374,6 +374,15 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
+		/*
+		 * The packets carry exactly the DMA length the RETH named:
+		 * a shorter WRITE would complete reporting bytes that never
+		 * came (and an ATOMIC WRITE carries 8).
+		 */
+		if (end && qp->msg_off + n != qp->write_len) {
+			*wc_status = IB_WC_REM_INV_REQ_ERR;
+			return SROCE_SYN_NAK_INV_REQ;
+		}
 		/* ATOMIC WRITE: 8 naturally aligned bytes, stored as one. */
 		if (info->opcode == SROCE_OP_ATOMIC_WRITE && (qp->write_va & 7)) {
 			*wc_status = IB_WC_REM_INV_REQ_ERR;
