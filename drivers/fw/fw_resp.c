@@ -329,6 +329,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	bool start = flags & SROCE_OPF_START;
 	bool end = flags & SROCE_OPF_END;
 	struct sroce_fw_mr *mr;
+	u32 len;
 	int err = 0;
 
 	/* Packets of a message must come in order: FIRST, MIDDLE..., LAST. */
@@ -389,27 +390,15 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			return SROCE_SYN_NAK_INV_REQ;
 		}
 		/*
-		 * The whole range the RETH names is checked at the first
-		 * packet, as the responder validates a request: a WRITE that
-		 * runs past its region leaves no byte of it behind. A
-		 * zero-length one names no range.
+		 * The first packet checks the whole range the RETH names, as
+		 * the responder validates a request: a WRITE that runs past
+		 * its region leaves no byte of it behind.
 		 */
-		if (start && qp->write_len) {
-			rcu_read_lock();
-			mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn,
-						qp->qpn,
-						SROCE_ACCESS_REMOTE_WRITE,
-						qp->write_va, qp->write_len);
-			rcu_read_unlock();
-			if (!mr) {
-				*wc_status = IB_WC_REM_ACCESS_ERR;
-				return SROCE_SYN_NAK_REM_ACCESS;
-			}
-		}
+		len = start ? qp->write_len : n;
 		rcu_read_lock();
 		mr = sroce_fw_mr_lookup(fw, qp->write_rkey, qp->pdn, qp->qpn,
 					SROCE_ACCESS_REMOTE_WRITE,
-					qp->write_va + qp->msg_off, n);
+					qp->write_va + qp->msg_off, len);
 		if (mr && info->opcode == SROCE_OP_ATOMIC_WRITE) {
 			u64 word;
 
@@ -424,7 +413,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		/* A page to fault in: retried after the RNR delay. */
 		if (err == -EAGAIN)
 			return SROCE_SYN_RNR_NAK | qp->attr.min_rnr_timer;
-		if ((!mr && n) || err) {
+		if ((!mr && len) || err) {
 			*wc_status = IB_WC_REM_ACCESS_ERR;
 			return SROCE_SYN_NAK_REM_ACCESS;
 		}
