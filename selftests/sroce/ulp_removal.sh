@@ -20,26 +20,18 @@
 # ULP_ROUNDS overrides the rounds per scenario (default 10; 2 on the
 # debug kernel), ULP_SCENARIOS the list.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nvme_lib.sh"
 
 NQN=nqn.2026-12.dev.sroce:ulp-removal
 ADDR=10.84.0.1
 NVME_PORT=4421
 RPING_PORT=7175
-CFG=/sys/kernel/config/nvmet
-PORT_ID=84
 DEV=sroce_ul
 
 require_sroce
 [ -n "${SROCE_KO:-}" ] || ktap_skip_all "needs SROCE_KO to reload sroce"
-for tool in nvme fio rping; do
-	command -v $tool >/dev/null || ktap_skip_all "$tool not installed"
-done
-for mod in nvmet nvmet_rdma nvme_rdma; do
-	modprobe $mod 2>/dev/null || ktap_skip_all "module $mod not available"
-done
-mountpoint -q /sys/kernel/config ||
-	mount -t configfs none /sys/kernel/config ||
-	ktap_skip_all "configfs not mountable"
+command -v rping >/dev/null || ktap_skip_all "rping not installed"
+require_nvme_rdma
 scenarios=${ULP_SCENARIOS:-link_del rmmod}
 rounds=${ULP_ROUNDS:-$(debug_scale 10 2)}
 ktap_plan $(($(wc -w <<<"$scenarios") + 1))
@@ -50,17 +42,8 @@ ip addr add $ADDR/24 dev ul0
 
 # --- the target's subsystem, kept for the whole test -------------------
 truncate -s 64M "$work/ns1.img"
-mkdir "$CFG/subsystems/$NQN" || ktap_skip_all "nvmet configfs refused $NQN"
-on_exit "rmdir $CFG/subsystems/$NQN"
-echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host"
-mkdir "$CFG/subsystems/$NQN/namespaces/1"
-on_exit "rmdir $CFG/subsystems/$NQN/namespaces/1"
-echo "$work/ns1.img" >"$CFG/subsystems/$NQN/namespaces/1/device_path"
-# The image is on tmpfs, which has no O_DIRECT.
-echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io"
-echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable"
-on_exit "echo 0 > $CFG/subsystems/$NQN/namespaces/1/enable"
-port_dir=$CFG/ports/$PORT_ID
+nvmet_subsystem $NQN "$work/ns1.img" || ktap_skip_all "nvmet configfs refused $NQN"
+port_dir=$NVMET_CFG/ports/84
 
 # after_failure: undo what a round left (it ran in a subshell: its
 # consumers' pids are in $work/pids), each step bounded
@@ -69,8 +52,7 @@ after_failure() {
 	read -ra pids <"$work/pids" 2>/dev/null
 	[ ${#pids[@]} = 0 ] || kill -9 "${pids[@]}" 2>/dev/null
 	timeout 60 nvme disconnect -n $NQN >/dev/null 2>&1
-	rm -f "$port_dir/subsystems/$NQN"
-	rmdir "$port_dir" 2>/dev/null
+	nvmet_port_del "$port_dir" $NQN
 	timeout 120 rdma link del $DEV 2>/dev/null
 	sroce_ensure_loaded
 }
@@ -85,34 +67,11 @@ refcnt_zero() {
 	[ "$(refcnt)" = 0 ]
 }
 
-# The NVMe controller connected to our subsystem, if any.
-ctrl_of_nqn() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		[ "$(cat "$c/subsysnqn")" = "$NQN" ] && basename "$c" && return 0
-	done
-	return 1
-}
 no_ctrl() {
-	! ctrl_of_nqn >/dev/null
-}
-
-# The namespace's block device (sysfs name), as nvme_rdma.sh finds it.
-ns_name() {
-	local b
-	for b in /sys/block/nvme*n*; do
-		case ${b##*/} in nvme*c*n*) continue ;; esac
-		[ -e "$b/dev" ] && [ -e "$b/device/subsysnqn" ] || continue
-		[ "$(cat "$b/device/subsysnqn")" = "$NQN" ] || continue
-		[ "$(cat "$b/size")" -gt 0 ] || continue
-		echo "${b##*/}"
-		return 0
-	done
-	return 1
+	! nvme_ctrl $NQN >/dev/null
 }
 have_ns() {
-	ns_name >/dev/null
+	nvme_ns $NQN >/dev/null
 }
 
 # ios: reads and writes completed by the block devices of our subsystem,
@@ -161,18 +120,13 @@ consumers() {
 	local name t0 major minor
 	rdma link add $DEV type sroce netdev ul0 ||
 		{ echo "rdma link add failed"; return 1; }
-	mkdir "$port_dir" &&
-		echo rdma >"$port_dir/addr_trtype" &&
-		echo ipv4 >"$port_dir/addr_adrfam" &&
-		echo $ADDR >"$port_dir/addr_traddr" &&
-		echo $NVME_PORT >"$port_dir/addr_trsvcid" &&
-		ln -s "$CFG/subsystems/$NQN" "$port_dir/subsystems/$NQN" ||
+	nvmet_port "$port_dir" $ADDR $NVME_PORT $NQN ||
 		{ echo "nvmet port refused"; return 1; }
 	timeout 60 nvme connect -t rdma -a $ADDR -s $NVME_PORT -n $NQN \
 		-q "$hostnqn" >"$work/connect" 2>&1 ||
 		{ echo "nvme connect: $(tr '\n' ' ' <"$work/connect")"; return 1; }
 	wait_until 30 have_ns || { echo "no block device"; return 1; }
-	name=$(ns_name)
+	name=$(nvme_ns $NQN)
 	rm -f "$work/blk"
 	IFS=: read -r major minor <"/sys/block/$name/dev"
 	mknod "$work/blk" b "$major" "$minor" ||
@@ -225,12 +179,12 @@ one_round() {
 	rmmod) removal rmmod sroce || return 1 ;;
 	esac
 	wait_until 60 no_ctrl ||
-		{ echo "the NVMe controller $(ctrl_of_nqn) is left"; return 1; }
+		{ echo "the NVMe controller $(nvme_ctrl $NQN) is left"; return 1; }
 	wait_until 60 consumers_gone ||
 		{ echo "consumers still running: fio $(pid_gone "$fio" || echo "$fio") rping $(pid_gone "$rs" || echo "$rs") $(pid_gone "$rc" || echo "$rc")"; return 1; }
 	wait "$fio" "$rs" "$rc" 2>/dev/null
 	: >"$work/pids"
-	rm -f "$port_dir/subsystems/$NQN" && rmdir "$port_dir" ||
+	nvmet_port_del "$port_dir" $NQN ||
 		{ echo "the nvmet port could not be removed"; return 1; }
 	if [ "$1" = rmmod ]; then
 		sroce_ensure_loaded || { echo "reload failed"; return 1; }
@@ -259,6 +213,6 @@ done
 if ibdev_gone $DEV && refcnt_zero && no_ctrl; then
 	ktap_pass "nothing_left_behind"
 else
-	ktap_fail "nothing_left_behind" "device $(ibdev_gone $DEV || echo $DEV), refcnt $(refcnt), controller $(ctrl_of_nqn)"
+	ktap_fail "nothing_left_behind" "device $(ibdev_gone $DEV || echo $DEV), refcnt $(refcnt), controller $(nvme_ctrl $NQN)"
 fi
 ktap_finish
