@@ -160,7 +160,9 @@ procs_running() {
 	! pid_gone "$srv" && ! pid_gone "$cli"
 }
 
+srv='' cli=''
 kill_apps() {
+	[ -n "$srv$cli" ] || return 0
 	kill -9 "$srv" "$cli" 2>/dev/null
 	wait_until 30 procs_gone
 	wait "$srv" "$cli" 2>/dev/null
@@ -206,17 +208,20 @@ removal() {
 	echo "$(( $(now_ms) - t0 ))" >>"$work/gone_ms"
 }
 
-# fw_timeouts: firmware commands that timed out since the test started
-# (the driver then declares the device dead)
+# fw_timeouts MARK: firmware commands that timed out since the kernel
+# log line MARK ("none" if the log no longer holds it)
 fw_timeouts() {
-	kmsg_since_start | grep -c 'sroce_tr.*: command [A-Z_]* timed out'
+	dmesg | sed -n "/$1/,\$p" | awk -v mark="$1" '
+		index($0, mark) { seen = 1 }
+		/sroce_tr.*: command [A-Z_]* timed out/ { n++ }
+		END { if (seen) print n + 0; else print "none" }'
 }
 
 # one_round SCENARIO OP: set up, start OP's traffic, tear down as
 # SCENARIO says; prints why on failure
 one_round() {
-	local timeouts
-	timeouts=$(fw_timeouts)
+	local mark="sroce-selftest: teardown round $$.$RANDOM$RANDOM"
+	echo "$mark" >/dev/kmsg
 	topology || { echo "topology failed"; return 1; }
 	traffic "$2" "$1" || { echo "no $2 traffic: $(tail -n 2 "$work/cli" "$work/srv" | tr '\n' ' ')"; return 1; }
 	# What the check after the removal must not find any more.
@@ -250,8 +255,11 @@ one_round() {
 	untopology || { echo "devices did not go: $(ls /sys/class/infiniband)"; return 1; }
 	wait_until 10 refcnt_zero ||
 		{ echo "module refcnt $(refcnt)"; return 1; }
-	[ "$(fw_timeouts)" = "$timeouts" ] ||
-		{ echo "a firmware command timed out: $(kmsg_since_start | grep 'command [A-Z_]* timed out' | tail -n 1)"; return 1; }
+	case $(fw_timeouts "$mark") in
+	0) ;;
+	none) echo "the kernel log lost the round's start line"; return 1 ;;
+	*) echo "a firmware command timed out: $(dmesg | grep 'sroce_tr.*: command [A-Z_]* timed out' | tail -n 1)"; return 1 ;;
+	esac
 }
 
 # op_of_round N: the operation of round N
@@ -265,16 +273,22 @@ op_of_round() {
 # Warm-up rounds, so that lazily allocated core state (and a reloaded
 # module's) exists before the slab baseline: each operation once in the
 # first scenario, then each other scenario once.
+# round SCENARIO OP: one_round in the caller's subshell, cleaned up
+# after there if it fails (its apps are that subshell's children)
+round() {
+	one_round "$@" && return
+	{ kill_apps; untopology; } >/dev/null 2>&1
+	return 1
+}
+
 # A warm-up round that fails fails its scenario (a removal that killed
 # the firmware was once hidden there).
 declare -A warm_why
 warm=0
 for s in $scenarios; do
 	for op in $ops; do
-		if ! why=$(one_round "$s" "$op"); then
+		why=$(round "$s" "$op") ||
 			warm_why[$s]+="warm-up round ($op): $why; "
-			{ kill_apps; untopology; } >/dev/null 2>&1
-		fi
 		[ $warm -gt 0 ] && break
 	done
 	warm=1
@@ -291,11 +305,7 @@ for s in $scenarios; do
 	done_rounds=0 why=''
 	while [ $done_rounds -lt "$rounds" ]; do
 		op=$(op_of_round $done_rounds)
-		if ! why=$(one_round "$s" "$op"); then
-			kill_apps >/dev/null 2>&1
-			untopology >/dev/null 2>&1
-			break
-		fi
+		why=$(round "$s" "$op") || break
 		done_rounds=$((done_rounds + 1))
 		# Progress, so that a run that ends on a timeout says where.
 		[ $((done_rounds % 10)) != 0 ] ||

@@ -42,7 +42,12 @@ ip addr add $ADDR/24 dev ul0
 
 # --- the target's subsystem, kept for the whole test -------------------
 truncate -s 64M "$work/ns1.img"
-nvmet_subsystem $NQN "$work/ns1.img" || ktap_skip_all "nvmet configfs refused $NQN"
+if ! nvmet_subsystem $NQN "$work/ns1.img"; then
+	for c in $scenarios nothing_left_behind; do
+		ktap_fail "$c" "nvmet configfs refused subsystem $NQN"
+	done
+	ktap_finish
+fi
 port_dir=$NVMET_CFG/ports/84
 
 # after_failure: undo what a round left (it ran in a subshell: its
