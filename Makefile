@@ -384,7 +384,7 @@ SMOKE_SUITES ?= trixie sid
 # with the first three left out on 7.3: 57.9 minutes here, where CI also
 # installs the packages and builds the roots); check-full runs them on
 # the newest kernel too.
-NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge_read.sh,middleware.sh,soak.sh
+NEUTRAL_SLOW = cc_testbed.sh,read_bounds.sh,reliability.sh,rx_malformed.sh,forge_read.sh,forge_write.sh,middleware.sh,soak.sh
 # And the other way round, the firmware's PFC (about 3 minutes): make
 # check runs it on the newest kernel only, check-full on 6.1 too. Make
 # check of d5e7b43 with them in the 6.1 collection ran out of its guest's
@@ -393,9 +393,10 @@ NEUTRAL_NEWEST = pfc_pause_rx.sh,pfc_lossless.sh,pfc_dcqcn.sh
 # The reliability lane's long programs (issue 14: teardown during traffic,
 # fault storms with every operation checked byte by byte, every object
 # pool filled to its limit and 10,000 create/destroy cycles, 1000 rdma_cm
-# connections at once; hundreds of rounds, tens of minutes under TCG): not
-# in make check, in check-full on 6.1 and in check-debug.
-LONG_LANE = teardown_races.sh,fault_storm.sh,resource_limits.sh,cm_scale.sh
+# connections at once, device removal under nvme-rdma and rping; hundreds
+# of rounds, tens of minutes under TCG): not in make check, in check-full
+# on 6.1 and in check-debug.
+LONG_LANE = teardown_races.sh,fault_storm.sh,resource_limits.sh,cm_scale.sh,ulp_removal.sh
 # A program may run this long in the long lane (teardown_races' 5 x 100
 # rounds take about 24 minutes on 6.1 under TCG).
 LONG_LANE_TIMEOUT ?= 2700

@@ -323,6 +323,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	const struct sroce_roce_info *info = &pkt->info;
 	u32 flags = info->op->flags, n = info->payload_len;
+	u32 pmtu = sroce_fw_qp_pmtu(fw, qp);
 	bool write = info->off[SROCE_EXT_RETH] ||
 		     (qp->in_msg && qp->write_len);
 	const u8 *payload = pkt->hdr + info->payload_off;
@@ -334,6 +335,18 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	/* Packets of a message must come in order: FIRST, MIDDLE..., LAST. */
 	if (start == qp->in_msg) {
+		*wc_status = IB_WC_REM_INV_REQ_ERR;
+		return SROCE_SYN_NAK_INV_REQ;
+	}
+	/*
+	 * The IBA's length rule: FIRST and MIDDLE packets carry one path
+	 * MTU, LAST ones 1 to one path MTU, ONLY ones up to one. The parser
+	 * has dropped the lengths no path MTU allows (an empty LAST, a FIRST
+	 * or MIDDLE of no MTU's size); this QP's path MTU is held here. A
+	 * peer that packs otherwise (or a forged packet) is refused, as other
+	 * responders refuse it, rather than working with sroce alone.
+	 */
+	if (n > pmtu || (!end && n != pmtu)) {
 		*wc_status = IB_WC_REM_INV_REQ_ERR;
 		return SROCE_SYN_NAK_INV_REQ;
 	}

@@ -5,7 +5,9 @@
  * hostile sender controls, and the matching builder.
  *
  * Payload rules enforced by both the parser and the builder (the path MTU
- * is not known here; the QP layer compares against it):
+ * is not known here: the responder holds packets to their QP's, with an
+ * Invalid Request NAK; a packet that breaks these rules is dropped as
+ * malformed before any QP sees it):
  *  - opcodes without SROCE_OPF_PAYLOAD carry no payload (and so no pad);
  *  - no packet carries more than SROCE_ROCE_MAX_PAYLOAD (4096) bytes;
  *  - first and middle packets carry a full path MTU: a power of two from

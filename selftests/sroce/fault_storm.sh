@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# Fault storms with data verification: storm keeps 8 RC QP pairs and 2 UD
-# QP pairs busy in both directions between two namespaces (every RC
+# Fault storms with data verification: storm keeps 8 RC QP pairs (128 in
+# one case) and 2 UD QP pairs busy in both directions between two namespaces (every RC
 # operation type, several outstanding per QP, every byte checked, atomics
 # applied exactly once) while netem on both ends of the veth loses
 # packets in bursts and at random, reorders, duplicates, corrupts and
@@ -24,7 +24,7 @@ require_sroce
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$here/storm" ] || ktap_skip_all "storm not built"
 require_netem
-ktap_plan 13
+ktap_plan 14
 
 two_hosts fs 10.99.0 || ktap_skip_all "cannot build the two-host topology"
 IF0=fs0 IF1=fs1
@@ -180,10 +180,33 @@ require_moved out_of_sequence
 require_moved duplicate_request
 require_moved rx_icrc_encapsulated
 storm_report
+
+# 8. Many QPs at once: 128 RC pairs (256 QPs; 32 pairs on the debug
+# kernel), one operation of up to 16 KiB outstanding on each, under 10%
+# loss: each QP's retransmissions among hundreds of others'. No QP may
+# fail. The receiving CPU's backlog takes 10,000 packets for the case
+# (1,000 by default: 256 QPs' windows at once would overflow it, a loss
+# on top of netem's).
+many_qps() {
+	local pairs=$rc_pairs backlog
+	backlog=$(sysctl -n net.core.netdev_max_backlog)
+	on_exit "sysctl -qw net.core.netdev_max_backlog=$backlog"
+	sysctl -qw net.core.netdev_max_backlog=10000
+	rc_pairs=$(debug_scale 128 32)
+	# (storm_start passes -q "$rc_pairs"; these -d and -L override its.)
+	netem_case many_qps_10pct_loss $((seed_base + 10)) "loss 10%" \
+		-d 1 -L 16384
+	ktap_diag "many_qps_10pct_loss: $rc_pairs RC pairs, $(field rc_qp_errors) QP errors"
+	require_moved packet_seq_err
+	storm_report
+	rc_pairs=$pairs
+	sysctl -qw net.core.netdev_max_backlog="$backlog"
+}
+many_qps
 netem ""
 
 
-# 8. Carrier flaps shorter than the retry budget, in the middle of
+# 9. Carrier flaps shorter than the retry budget, in the middle of
 # transfers: RC retransmits and every transfer completes, no QP fails.
 # Timeout 2^18 * 4.096 us = 1074 ms, a budget of 8.6 s: each outage (1 s
 # held down, 2-4 s here from the down command to both ports ACTIVE
@@ -235,7 +258,7 @@ retry_exceeded_on_both() {
 	[ $(( now0 - rex0 )) -ge "$1" ] && [ $(( now1 - rex1 )) -ge "$1" ]
 }
 
-# 9. An outage longer than the retry budget: every RC QP (both ends of
+# 10. An outage longer than the retry budget: every RC QP (both ends of
 # each pair have requests outstanding) must fail with a retry-exceeded
 # completion and flush the rest, and storm must end. Timeout 2^15 *
 # 4.096 us = 134 ms: a budget of 1074 ms. The link stays down until every
@@ -284,7 +307,7 @@ long_flap() {
 }
 long_flap
 
-# 10-13. The driver defects storm -K recognised by their exact symptoms
+# 11-14. The driver defects storm -K recognised by their exact symptoms
 # (anything else failed its case): fixed, so each fails if it shows, and
 # passes when the operations it concerns ran without it.
 # known_defect NAME OPS WHAT REASON: the verdict on defect NAME

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # A forged repeat of an RDMA READ costs no more than the responder's
-# resource ring holds. read_target (in a namespace) puts an RC QP with
+# resource ring holds. rc_target (in a namespace) puts an RC QP with
 # max_dest_rd_atomic 4 in RTS; forge_read.py sends it READ requests from a
 # raw socket: eight genuine 4 KiB READs (4 responses each at path MTU
 # 1024), then repeats that claim 64 KiB. A repeat of a READ no longer held
@@ -24,7 +24,7 @@
 require_sroce
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
 here=$(cd "$(dirname "$0")" && pwd)
-[ -x "$here/read_target" ] || ktap_skip_all "read_target not built"
+[ -x "$here/rc_target" ] || ktap_skip_all "rc_target not built"
 ktap_plan 9
 
 two_hosts fr 10.93.0 || ktap_skip_all "cannot build the two-host topology"
@@ -40,7 +40,7 @@ grown() {
 	[ "$(ctr "$1")" -ge $(($2 + $3)) ]
 }
 
-# start_target TAG RQ_PSN MAX_DEST_RD_ATOMIC [flush]: a read_target in the
+# start_target TAG RQ_PSN MAX_DEST_RD_ATOMIC [flush]: an rc_target in the
 # namespace, its output in $work/TAG; sets target (its pid), qpn, rkey
 # and va. Holding its pipe open keeps it alive; stop_target closes it.
 # Return: 1 if it did not come up.
@@ -48,7 +48,7 @@ start_target() {
 	local tag=$1
 	shift
 	mkfifo "$work/$tag.in"
-	nsx "$here/read_target" "$DEV1" "$G1" 10.93.0.1 "$@" \
+	nsx "$here/rc_target" "$DEV1" "$G1" 10.93.0.1 "$@" \
 		<"$work/$tag.in" >"$work/$tag" 2>&1 &
 	target=$!
 	exec {keep}>"$work/$tag.in"
@@ -61,7 +61,7 @@ stop_target() {
 	wait "$target"
 }
 
-start_target target 1000 4 || ktap_skip_all "read_target: $(cat "$work/target")"
+start_target target 1000 4 || ktap_skip_all "rc_target: $(cat "$work/target")"
 
 forge() {
 	python3 "$here/forge_read.py" --src 10.93.0.1 --dst 10.93.0.2 \
@@ -138,7 +138,7 @@ if ! start_target target2 5000 1 flush; then
 		if [ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 2 ]; }; then
 			ktap_skip "$c" "no RDMA FLUSH before kernel 6.2"
 		else
-			ktap_fail "$c" "read_target flush: $(cat "$work/target2")"
+			ktap_fail "$c" "rc_target flush: $(cat "$work/target2")"
 		fi
 	done
 	ktap_finish

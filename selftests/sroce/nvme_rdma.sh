@@ -18,23 +18,15 @@
 # per I/O (the shape of the fast-registration race of issue 10, item 4); the
 # last fio run keeps both directions busy on every queue at once.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/nvme_lib.sh"
 
 NQN=nqn.2026-11.dev.sroce:selftest
 TGT_ADDR=10.94.0.1
 PORT=4420
-CFG=/sys/kernel/config/nvmet
 IMG_MB=64
 
 require_sroce
-for tool in nvme fio; do
-	command -v $tool >/dev/null || ktap_skip_all "$tool not installed"
-done
-for mod in nvmet nvmet_rdma nvme_rdma; do
-	modprobe $mod 2>/dev/null || ktap_skip_all "module $mod not available"
-done
-mountpoint -q /sys/kernel/config ||
-	mount -t configfs none /sys/kernel/config ||
-	ktap_skip_all "configfs not mountable"
+require_nvme_rdma
 
 ktap_plan 11
 
@@ -47,26 +39,13 @@ link_add sroce_nv nvt0
 
 # --- target ---------------------------------------------------------------
 truncate -s ${IMG_MB}M "$work/ns1.img"
-mkdir "$CFG/subsystems/$NQN"
-on_exit "rmdir $CFG/subsystems/$NQN"
-echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host"
-mkdir "$CFG/subsystems/$NQN/namespaces/1"
-on_exit "rmdir $CFG/subsystems/$NQN/namespaces/1"
-echo "$work/ns1.img" >"$CFG/subsystems/$NQN/namespaces/1/device_path"
-# The image is on tmpfs, which has no O_DIRECT.
-echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io"
-echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable"
-on_exit "echo 0 > $CFG/subsystems/$NQN/namespaces/1/enable"
-
-port_dir=$CFG/ports/94
-mkdir "$port_dir"
-on_exit "rmdir $port_dir"
-echo rdma >"$port_dir/addr_trtype"
-echo ipv4 >"$port_dir/addr_adrfam"
-echo $TGT_ADDR >"$port_dir/addr_traddr"
-echo $PORT >"$port_dir/addr_trsvcid"
-if ln -s "$CFG/subsystems/$NQN" "$port_dir/subsystems/$NQN"; then
-	on_exit "rm -f $port_dir/subsystems/$NQN"
+if ! nvmet_subsystem $NQN "$work/ns1.img"; then
+	ktap_fail target_listens "nvmet configfs refused subsystem $NQN"
+	ktap_finish
+fi
+port_dir=$NVMET_CFG/ports/94
+on_exit "nvmet_port_del $port_dir $NQN"
+if nvmet_port "$port_dir" $TGT_ADDR $PORT $NQN; then
 	ktap_pass target_listens
 else
 	ktap_fail target_listens "nvmet-rdma refused port $TGT_ADDR:$PORT"
@@ -74,15 +53,6 @@ else
 fi
 
 # --- host -----------------------------------------------------------------
-ctrl_of_nqn() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		[ "$(cat "$c/subsysnqn")" = "$NQN" ] && basename "$c" && return 0
-	done
-	return 1
-}
-
 hostnqn=$(nvme gen-hostnqn)
 # Two write queues on top of the default I/O queues (one per CPU).
 if timeout 60 nvme connect -t rdma -a $TGT_ADDR -s $PORT -n $NQN \
@@ -94,30 +64,13 @@ else
 	ktap_finish
 fi
 
-# The namespace's block device (sysfs name): its device link leads to the
-# controller (or, with native multipath, the subsystem), both of which name
-# the NQN.
-ns_name() {
-	local b
-	for b in /sys/block/nvme*n*; do
-		# Multipath path devices (nvmeXcYnZ) take no I/O: the head does.
-		case ${b##*/} in nvme*c*n*) continue ;; esac
-		[ -e "$b/dev" ] && [ -e "$b/device/subsysnqn" ] || continue
-		[ "$(cat "$b/device/subsysnqn")" = "$NQN" ] || continue
-		[ "$(cat "$b/size")" -gt 0 ] || continue
-		echo "${b##*/}"
-		return 0
-	done
-	return 1
-}
-
 have_ns() {
-	ns_name >/dev/null
+	nvme_ns $NQN >/dev/null
 }
 
 if wait_until 30 have_ns; then
 	# Our own node: nothing creates /dev entries in the test guest.
-	name=$(ns_name)
+	name=$(nvme_ns $NQN)
 	dev=$work/$name
 	if mknod "$dev" b $(tr ':' ' ' <"/sys/block/$name/dev"); then
 		ktap_pass namespace_appears
@@ -145,7 +98,7 @@ fi
 mrs_before=$(rdma resource show mr 2>/dev/null | grep -c sroce_nv)
 
 # Admin queue, one default queue per CPU and the two write queues.
-ctrl=$(ctrl_of_nqn)
+ctrl=$(nvme_ctrl $NQN)
 nqueues=$(cat "/sys/class/nvme/$ctrl/queue_count" 2>/dev/null || echo 0)
 if [ "$nqueues" -ge 4 ]; then
 	ktap_pass io_queues_separate_reads_writes
@@ -201,7 +154,7 @@ fi
 
 # --- teardown -------------------------------------------------------------
 ctrl_gone() {
-	! ctrl_of_nqn >/dev/null
+	! nvme_ctrl $NQN >/dev/null
 }
 
 nvme disconnect -n $NQN >"$work/disconnect.log" 2>&1

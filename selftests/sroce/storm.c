@@ -89,7 +89,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define MAX_RC_PAIRS		32
+#define MAX_RC_PAIRS		128
 #define MAX_UD_PAIRS		8
 #define MAX_DEPTH		16
 #define MAX_SGE			4
