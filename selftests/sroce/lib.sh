@@ -281,6 +281,22 @@ require_sroce() {
 	sroce_ensure_loaded || ktap_skip_all "sroce module not loadable"
 }
 
+# refcnt: sroce's module reference count ("gone" if it is not loaded)
+refcnt() {
+	cat /sys/module/sroce/refcnt 2>/dev/null || echo gone
+}
+refcnt_zero() {
+	[ "$(refcnt)" = 0 ]
+}
+
+# blocked_tasks: the kernel stacks of tasks in uninterruptible sleep
+blocked_tasks() {
+	local t
+	for t in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
+		echo "blocked: $t $(cat "/proc/$t/comm"): $(tr '\n' ' ' <"/proc/$t/stack")"
+	done
+}
+
 # veth_pair A B: create a veth pair, both ends up, removed on exit.
 veth_pair() {
 	ip link add "$1" type veth peer name "$2" || return

@@ -54,10 +54,6 @@ make_work_dir
 # Leftovers of an interrupted round are removed on exit too.
 on_exit "pkill -9 -x 'ib_(send|write|read|atomic)_bw'; ip netns del $ns; ip link del tr0"
 
-refcnt() {
-	cat /sys/module/sroce/refcnt 2>/dev/null || echo gone
-}
-
 sroce_devices() {
 	local d n=0
 	for d in /sys/class/infiniband/sroce_tr*; do
@@ -68,10 +64,6 @@ sroce_devices() {
 
 no_sroce_devices() {
 	[ "$(sroce_devices)" = 0 ]
-}
-
-refcnt_zero() {
-	[ "$(refcnt)" = 0 ]
 }
 
 # QPs, CQs, MRs and PDs that processes hold on our devices (the kernel's
@@ -172,14 +164,6 @@ kill_apps() {
 	wait_until 30 procs_gone
 	wait "$srv" "$cli" 2>/dev/null
 	return 0
-}
-
-# blocked_tasks: the kernel stacks of tasks in uninterruptible sleep
-blocked_tasks() {
-	local t
-	for t in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
-		echo "blocked: $t $(cat "/proc/$t/comm"): $(tr '\n' ' ' <"/proc/$t/stack")"
-	done
 }
 
 # How long removed devices may take to go once the removal returned: a

@@ -65,13 +65,6 @@ after_failure() {
 on_exit "after_failure"
 hostnqn=$(nvme gen-hostnqn)
 
-refcnt() {
-	cat /sys/module/sroce/refcnt 2>/dev/null || echo gone
-}
-refcnt_zero() {
-	[ "$(refcnt)" = 0 ]
-}
-
 no_ctrl() {
 	! nvme_ctrl $NQN >/dev/null
 }
@@ -108,14 +101,6 @@ rping_listens() {
 
 consumers_gone() {
 	pid_gone "$fio" && pid_gone "$rs" && pid_gone "$rc"
-}
-
-# blocked_tasks: the kernel stacks of tasks in uninterruptible sleep
-blocked_tasks() {
-	local t
-	for t in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
-		echo "blocked: $t $(cat "/proc/$t/comm"): $(tr '\n' ' ' <"/proc/$t/stack")"
-	done
 }
 
 # consumers: the device, the target's port on it, the host connected
