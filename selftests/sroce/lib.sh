@@ -281,12 +281,12 @@ require_sroce() {
 	sroce_ensure_loaded || ktap_skip_all "sroce module not loadable"
 }
 
-# refcnt: sroce's module reference count ("gone" if it is not loaded)
-refcnt() {
+# sroce_refcnt: sroce's module reference count ("gone" if it is not loaded)
+sroce_refcnt() {
 	cat /sys/module/sroce/refcnt 2>/dev/null || echo gone
 }
-refcnt_zero() {
-	[ "$(refcnt)" = 0 ]
+sroce_refcnt_zero() {
+	[ "$(sroce_refcnt)" = 0 ]
 }
 
 # blocked_tasks: the kernel stacks of tasks in uninterruptible sleep

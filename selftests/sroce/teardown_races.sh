@@ -242,8 +242,8 @@ one_round() {
 	wait_until 10 no_user_resources ||
 		{ echo "the killed apps' objects are left: $(rdma resource show | grep 'pid ' | tr '\n' ' ')"; return 1; }
 	untopology || { echo "devices did not go: $(ls /sys/class/infiniband)"; return 1; }
-	wait_until 10 refcnt_zero ||
-		{ echo "module refcnt $(refcnt)"; return 1; }
+	wait_until 10 sroce_refcnt_zero ||
+		{ echo "module refcnt $(sroce_refcnt)"; return 1; }
 	case $(fw_timeouts "$mark") in
 	0) ;;
 	none) echo "the kernel log lost the round's start line"; return 1 ;;
@@ -334,10 +334,10 @@ if [ "$SROCE_DEBUG_KERNEL" = 1 ] && [ -e /sys/kernel/debug/kmemleak ]; then
 elif [ $((slab1 - slab0)) -gt $allowed ]; then
 	slab_why="slab grew $((slab1 - slab0)) kB (allowed $allowed), "
 fi
-if [ -z "$slab_why" ] && [ "$(sroce_devices)" = 0 ] && [ "$(refcnt)" = 0 ]; then
+if [ -z "$slab_why" ] && [ "$(sroce_devices)" = 0 ] && [ "$(sroce_refcnt)" = 0 ]; then
 	ktap_pass "nothing_left_behind"
 else
-	ktap_fail "nothing_left_behind" "${slab_why}devices $(sroce_devices), refcnt $(refcnt)"
+	ktap_fail "nothing_left_behind" "${slab_why}devices $(sroce_devices), refcnt $(sroce_refcnt)"
 fi
 
 ktap_finish

@@ -179,7 +179,7 @@ one_round() {
 	if [ "$1" = rmmod ]; then
 		sroce_ensure_loaded || { echo "reload failed"; return 1; }
 	fi
-	wait_until 10 refcnt_zero || { echo "module refcnt $(refcnt)"; return 1; }
+	wait_until 10 sroce_refcnt_zero || { echo "module refcnt $(sroce_refcnt)"; return 1; }
 }
 
 for s in $scenarios; do
@@ -200,9 +200,9 @@ for s in $scenarios; do
 	fi
 done
 
-if ibdev_gone $DEV && refcnt_zero && no_ctrl; then
+if ibdev_gone $DEV && sroce_refcnt_zero && no_ctrl; then
 	ktap_pass "nothing_left_behind"
 else
-	ktap_fail "nothing_left_behind" "device $(ibdev_gone $DEV || echo $DEV), refcnt $(refcnt), controller $(nvme_ctrl $NQN)"
+	ktap_fail "nothing_left_behind" "device $(ibdev_gone $DEV || echo $DEV), refcnt $(sroce_refcnt), controller $(nvme_ctrl $NQN)"
 fi
 ktap_finish
