@@ -99,11 +99,14 @@ static bool sroce_fw_execute(struct sroce_fw_dev *fw,
 }
 
 /*
- * The grace-period waiter: one synchronize_rcu() for every end deferred
- * so far (destroys issued at the same time share it; one caller's loop
- * of destroys still waits for one each), then the command processor
+ * The grace-period waiter: one grace period for every end deferred so far
+ * (destroys issued at the same time share it; one caller's loop of
+ * destroys still waits for one each), then the command processor
  * finishes them. It runs beside the command processor, which goes on
- * executing the commands behind.
+ * executing the commands behind. The grace period is an expedited one:
+ * the driver's command timeout runs meanwhile, and a normal grace period
+ * on a host busy in softirq (the debug kernel under TCG, tearing a device
+ * down under traffic) took 12 s, where an expedited one took 0.5 s.
  */
 static void sroce_fw_deferred_work(struct work_struct *work)
 {
@@ -112,7 +115,7 @@ static void sroce_fw_deferred_work(struct work_struct *work)
 	struct llist_node *batch, *last;
 
 	while ((batch = llist_del_all(&fw->deferred_waiting))) {
-		synchronize_rcu();
+		synchronize_rcu_expedited();
 		for (last = batch; last->next; last = last->next)
 			;
 		llist_add_batch(batch, last, &fw->deferred_ready);
