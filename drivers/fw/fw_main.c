@@ -105,10 +105,12 @@ static bool sroce_fw_execute(struct sroce_fw_dev *fw,
  * finishes them. It runs beside the command processor, which goes on
  * executing the commands behind. The wait is an expedited one, because
  * the driver's command timeout runs meanwhile: synchronize_rcu() took 12 s
- * on the debug kernel under TCG, tearing a device down under traffic,
- * where the expedited wait took at most 0.5 s. Its cost, an IPI to each
- * busy CPU per batch, is paid on a control path; kernels that make every
- * grace period normal (rcupdate.rcu_normal, PREEMPT_RT) get a normal one.
+ * on the debug kernel under TCG, tearing a device down under traffic
+ * (there, such traffic queues a kmemleak callback per freed object ahead
+ * of its wake-up), where the expedited wait took at most 0.5 s. Its cost,
+ * an IPI to each busy CPU per batch, is paid on a control path; kernels
+ * that make every grace period normal (rcupdate.rcu_normal, PREEMPT_RT)
+ * get a normal one.
  */
 static void sroce_fw_deferred_work(struct work_struct *work)
 {
