@@ -117,29 +117,47 @@ static u16 sroce_fw_skb_vlan(const struct sk_buff *skb)
 }
 
 /*
+ * Release a received skb: consumed if its packet reached the transport
+ * (or a port buffer), dropped otherwise, so that drop monitors (the
+ * skb:kfree_skb tracepoint, dropwatch) see only the packets sroce refused.
+ */
+static void sroce_fw_rx_release(struct sk_buff *skb, bool consumed)
+{
+	if (consumed)
+		consume_skb(skb);
+	else
+		kfree_skb(skb);
+}
+
+/*
  * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
  * from @l3 (the last 4 are the ICRC; none came by the internal loopback),
  * parse the transport headers, count, hand it to its QP, then send
- * whatever it made ready. Under RCU.
+ * whatever it made ready. Under RCU. Returns false if the packet was
+ * refused (bad ICRC, unparsable), true if the transport took it (which
+ * may still discard it by the protocol: a duplicate, an unknown QP).
  */
-static void sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
+static bool sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 				struct sroce_fw_pkt *pkt, const u8 *l3,
 				unsigned int len, unsigned int l3_type)
 {
 	if (pkt->len < 4 ||
 	    (!pkt->internal && sroce_icrc_verify(l3, len - 4, l3_type))) {
 		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
-	} else if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
-		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
-	} else {
-		sroce_fw_count_pkt(fw, SROCE_STAT_RX_PKTS, SROCE_STAT_RX_BYTES,
-				   pkt->len);
-		sroce_fw_recv(fw, pkt);
-		/* Valid: QPs are freed after a grace period. */
-		if (pkt->ready_qp)
-			sroce_fw_ring_sq(fw, pkt->ready_qp);
-		sroce_fw_sched_run(fw);
+		return false;
 	}
+	if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
+		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
+		return false;
+	}
+	sroce_fw_count_pkt(fw, SROCE_STAT_RX_PKTS, SROCE_STAT_RX_BYTES,
+			   pkt->len);
+	sroce_fw_recv(fw, pkt);
+	/* Valid: QPs are freed after a grace period. */
+	if (pkt->ready_qp)
+		sroce_fw_ring_sq(fw, pkt->ready_qp);
+	sroce_fw_sched_run(fw);
+	return true;
 }
 
 /*
@@ -189,20 +207,19 @@ static unsigned int sroce_fw_rx_prio(struct sroce_fw_dev *fw,
 /*
  * A unicast packet reached @fw's port: delivered now, or, while the host
  * side drains the port's buffers at a limited rate, held in its
- * priority's buffer (fw_pfc.c), which takes its own reference. The
- * caller still owns @pkt->skb. Under RCU.
+ * priority's buffer (fw_pfc.c), which takes its own reference and
+ * accounts for what it drops. The caller still owns @pkt->skb. Under RCU.
+ * Returns false if the packet was refused now.
  */
-static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
+static bool sroce_fw_rx_port(struct sroce_fw_dev *fw,
 			     struct sroce_fw_pkt *pkt, u8 *l3,
 			     unsigned int len, unsigned int l3_type)
 {
 	struct sk_buff *skb = pkt->skb;
 	struct sroce_fw_rx_cb *cb;
 
-	if (likely(!sroce_fw_rxbuf_on(fw))) {
-		sroce_fw_rx_deliver(fw, pkt, l3, len, l3_type);
-		return;
-	}
+	if (likely(!sroce_fw_rxbuf_on(fw)))
+		return sroce_fw_rx_deliver(fw, pkt, l3, len, l3_type);
 	cb = sroce_fw_rx_cb(skb);
 	cb->l3_off = l3 - skb->head;
 	cb->l3_len = len;
@@ -219,6 +236,7 @@ static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
 			     ETH_HLEN + len, pkt->net_type != SROCE_NET_ROCE_V1 &&
 			     (pkt->tclass & INET_ECN_MASK) != INET_ECN_NOT_ECT,
 			     &cb->ce);
+	return true;
 }
 
 /**
@@ -253,8 +271,8 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 		memcpy(pkt.dgid, &ip6->daddr, SROCE_GID_LEN);
 		memcpy(pkt.saddr, &ip6->saddr, SROCE_GID_LEN);
 	}
-	sroce_fw_rx_deliver(fw, &pkt, l3, cb->l3_len, cb->l3_type);
-	consume_skb(skb);
+	sroce_fw_rx_release(skb, sroce_fw_rx_deliver(fw, &pkt, l3, cb->l3_len,
+						     cb->l3_type));
 }
 
 /*
@@ -268,6 +286,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	struct sroce_fw_dev *fw;
 	struct udphdr *uh;
 	unsigned int l3_type, l3_len, udp_len;
+	bool consumed;
 	u8 *l3;
 
 	if (skb_linearize(skb))
@@ -309,24 +328,26 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	rcu_read_lock();
 	if (sroce_fw_gid_is_mcast(pkt.dgid)) {
 		/* For the groups' QPs, in every function that has the group. */
-		if (pkt.len < 4 ||
-		    (!internal &&
-		     sroce_icrc_verify(l3, l3_len + udp_len - 4, l3_type)) ||
-		    sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info) ||
-		    !sroce_fw_mcast_rx(net, &pkt))
+		consumed = pkt.len >= 4 &&
+			   (internal ||
+			    !sroce_icrc_verify(l3, l3_len + udp_len - 4,
+					       l3_type)) &&
+			   !sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info) &&
+			   sroce_fw_mcast_rx(net, &pkt);
+		if (!consumed)
 			atomic64_inc(&sroce_fw_rx_no_device);
 		rcu_read_unlock();
-		kfree_skb(skb);
+		sroce_fw_rx_release(skb, consumed);
 		return;
 	}
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2,
 				 &pkt.vlan_id);
-	if (fw)
-		sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len, l3_type);
-	else
+	consumed = fw && sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len,
+					  l3_type);
+	if (!fw)
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	kfree_skb(skb);
+	sroce_fw_rx_release(skb, consumed);
 	return;
 
 malformed:
@@ -456,6 +477,7 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	struct sroce_fw_dev *fw;
 	const struct ipv6hdr *grh;
 	unsigned int len;
+	bool consumed = false;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -483,13 +505,13 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1,
 				 &pkt.vlan_id);
 	if (fw && sroce_fw_v1_ingress_ok(fw, dev))
-		sroce_fw_rx_port(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
-				 SROCE_L3_GRH);
+		consumed = sroce_fw_rx_port(fw, &pkt, skb->data,
+					    SROCE_GRH_LEN + len, SROCE_L3_GRH);
 	else
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	kfree_skb(skb);
-	return NET_RX_SUCCESS;
+	sroce_fw_rx_release(skb, consumed);
+	return consumed ? NET_RX_SUCCESS : NET_RX_DROP;
 
 malformed:
 	atomic64_inc(&sroce_fw_rx_unparsable);

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Drop monitors (the skb:kfree_skb tracepoint, which dropwatch, perf and
+# drop_monitor read) see the packets sroce refuses, and only those: a
+# packet the transport took is consumed, not dropped. Junk datagrams at
+# UDP port 4791 must each show up as one drop in sroce (and in
+# rx_icrc_encapsulated); RC and UD traffic between two namespaces, and
+# RC traffic looped through one device, must show none.
+. "$(dirname "$0")/lib.sh"
+
+require_sroce
+for t in ibv_rc_pingpong ibv_ud_pingpong python3; do
+	command -v $t >/dev/null || ktap_skip_all "$t missing"
+done
+
+trace=/sys/kernel/tracing
+[ -d $trace/events ] || mount -t tracefs nodev $trace 2>/dev/null ||
+	ktap_skip_all "no tracefs"
+[ -d $trace/events/skb/kfree_skb ] || ktap_skip_all "no skb:kfree_skb event"
+inst=$trace/instances/sroce_rx_drops
+rmdir $inst 2>/dev/null
+mkdir $inst || ktap_skip_all "cannot create a trace instance"
+on_exit "rmdir $inst"
+# Raw addresses: each drop's location is looked up in /proc/kallsyms.
+echo 0 >$inst/options/hash-ptr 2>/dev/null ||
+	ktap_skip_all "the trace instance cannot print raw addresses"
+echo 4096 >$inst/buffer_size_kb
+on_exit "echo 0 >$inst/events/skb/kfree_skb/enable"
+grep -q '\[sroce\]$' /proc/kallsyms ||
+	ktap_skip_all "/proc/kallsyms shows no sroce symbols"
+
+ktap_plan 4
+
+two_hosts rd 10.91.0 || ktap_skip_all "cannot build the two-host topology"
+make_work_dir
+
+counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+
+# trace_start: record drops from now on
+trace_start() {
+	echo 0 >$inst/events/skb/kfree_skb/enable
+	: >$inst/trace
+	echo 1 >$inst/events/skb/kfree_skb/enable
+}
+
+# sroce_drops: stop recording; print the number of drops recorded whose
+# location is in sroce, then, one per line, those locations' symbols
+# with their counts. A location is in sroce if the nearest symbol at or
+# below it in /proc/kallsyms is one of sroce's.
+sroce_drops() {
+	echo 0 >$inst/events/skb/kfree_skb/enable
+	sed -n 's/.* kfree_skb: .*location=\(\(0x\)\?[0-9a-f]*\).*/\1/p' $inst/trace >"$work/locations"
+	python3 - "$work/locations" <<'EOF'
+import bisect, collections, sys
+
+syms = []
+with open("/proc/kallsyms") as f:
+    for line in f:
+        parts = line.split()
+        if len(parts) < 3 or parts[1] not in "tT":
+            continue
+        mod = parts[3] if len(parts) > 3 else ""
+        syms.append((int(parts[0], 16), parts[2], mod))
+syms.sort()
+addrs = [s[0] for s in syms]
+ours = collections.Counter()
+with open(sys.argv[1]) as f:
+    for line in f:
+        i = bisect.bisect_right(addrs, int(line, 16)) - 1
+        if i >= 0 and syms[i][2] == "[sroce]":
+            ours[syms[i][1]] += 1
+print(sum(ours.values()))
+for name, n in ours.most_common():
+    print(f"{name} {n}")
+EOF
+}
+
+# no_drops NAME: the traffic since trace_start made no drop in sroce
+no_drops() {
+	local out
+	out=$(sroce_drops)
+	if [ "$(head -n 1 <<<"$out")" = 0 ]; then
+		ktap_pass "$1"
+	else
+		ktap_fail "$1" "drops in sroce: $(tail -n +2 <<<"$out" | tr '\n' ' ')"
+	fi
+}
+
+# pingpong TOOL SERVER_NS SERVER_DEV SERVER_GID ADDR ARGS...: one run of
+# an rdma-core pingpong, server in SERVER_NS ("" = here) on SERVER_DEV,
+# client on DEV0; fails (with the logs) unless both report their run
+pingpong() {
+	local tool=$1 sns=$2 sdev=$3 sgid=$4 addr=$5 srv out rc
+	shift 5
+	${sns:+ip netns exec $sns} timeout 120 "$tool" -d "$sdev" -g "$sgid" \
+		"$@" >"$work/srv.log" 2>&1 &
+	srv=$!
+	wait_until 10 listening "$sns" 18515
+	out=$(timeout 120 "$tool" -d "$DEV0" -g "$G0" "$@" "$addr" 2>&1)
+	rc=$?
+	wait $srv || rc=$?
+	[ $rc = 0 ] && grep -q " iters in " <<<"$out" &&
+		grep -q " iters in " "$work/srv.log" && return 0
+	echo "client: $out / server: $(cat "$work/srv.log")"
+	return 1
+}
+
+# Junk at the RoCE v2 port: each datagram reaches sroce, fails its ICRC
+# and is dropped there.
+junk=64
+icrc0=$(counter "$DEV0" rx_icrc_encapsulated)
+trace_start
+nsx python3 -c "
+import os, socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range($junk):
+    s.sendto(os.urandom(64), ('10.91.0.1', 4791))
+"
+icrc_all_counted() {
+	[ "$(counter "$DEV0" rx_icrc_encapsulated)" -ge $((icrc0 + junk)) ]
+}
+wait_until 10 icrc_all_counted
+icrc=$(( $(counter "$DEV0" rx_icrc_encapsulated) - icrc0 ))
+out=$(sroce_drops)
+if [ $icrc = $junk ] && [ "$(head -n 1 <<<"$out")" = $junk ]; then
+	ktap_diag "refused: $(tail -n +2 <<<"$out" | tr '\n' ' ')"
+	ktap_pass "refused_packets_are_drops"
+else
+	ktap_fail "refused_packets_are_drops" "$junk sent, rx_icrc_encapsulated" \
+		"+$icrc, drops in sroce: $(tr '\n' ' ' <<<"$out")"
+fi
+
+# Delivered packets are consumed: RC between the namespaces (several
+# packets a message) ...
+rcvd0=$(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) ))
+trace_start
+if why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$G1" 10.91.0.2 -n 500 -s 4096 -c); then
+	ktap_diag "rc_netns: $(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) - rcvd0 )) packets received"
+	no_drops rc_netns_consumed
+else
+	sroce_drops >/dev/null
+	ktap_fail rc_netns_consumed "$why"
+fi
+# ... UD between them ...
+trace_start
+if why=$(pingpong ibv_ud_pingpong "$NS" "$DEV1" "$G1" 10.91.0.2 -n 500 -s 512); then
+	no_drops ud_netns_consumed
+else
+	sroce_drops >/dev/null
+	ktap_fail ud_netns_consumed "$why"
+fi
+# ... and RC looped through one device (the internal loopback's trains).
+trace_start
+if why=$(pingpong ibv_rc_pingpong "" "$DEV0" "$G0" 127.0.0.1 -n 100 -s 65536 -c); then
+	no_drops rc_loopback_consumed
+else
+	sroce_drops >/dev/null
+	ktap_fail rc_loopback_consumed "$why"
+fi
+
+ktap_finish
