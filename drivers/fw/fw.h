@@ -1112,7 +1112,7 @@ void sroce_fw_pfc_rx(struct sroce_fw_dev *fw, const struct sroce_pause *pause);
 void sroce_fw_rxbuf_stop(struct sroce_fw_dev *fw);
 void sroce_fw_pfc_link_changed(struct sroce_fw_dev *fw);
 void sroce_fw_rxbuf_drain(struct sroce_fw_dev *fw, bool stop_knob, u32 value);
-void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
+bool sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			  unsigned int prio, u32 bytes, bool ect, bool *ce);
 u16 sroce_fw_cmd_query_pfc_buffer(struct sroce_fw_dev *fw, const void *req,
 				  void *resp);

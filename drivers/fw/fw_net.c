@@ -207,9 +207,9 @@ static unsigned int sroce_fw_rx_prio(struct sroce_fw_dev *fw,
 /*
  * A unicast packet reached @fw's port: delivered now, or, while the host
  * side drains the port's buffers at a limited rate, held in its
- * priority's buffer (fw_pfc.c), which takes its own reference and
- * accounts for what it drops. The caller still owns @pkt->skb. Under RCU.
- * Returns false if the packet was refused now.
+ * priority's buffer (fw_pfc.c), which takes its own reference. The
+ * caller still owns @pkt->skb. Under RCU. Returns false if the packet
+ * was refused, or its buffer discarded it.
  */
 static bool sroce_fw_rx_port(struct sroce_fw_dev *fw,
 			     struct sroce_fw_pkt *pkt, u8 *l3,
@@ -232,11 +232,11 @@ static bool sroce_fw_rx_port(struct sroce_fw_dev *fw,
 	cb->ce = pkt->ce;
 	cb->internal = pkt->internal;
 	/* What the wire carried: the Ethernet header and the L3 packet. */
-	sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
-			     ETH_HLEN + len, pkt->net_type != SROCE_NET_ROCE_V1 &&
-			     (pkt->tclass & INET_ECN_MASK) != INET_ECN_NOT_ECT,
-			     &cb->ce);
-	return true;
+	return sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
+				    ETH_HLEN + len,
+				    pkt->net_type != SROCE_NET_ROCE_V1 &&
+				    (pkt->tclass & INET_ECN_MASK) !=
+				    INET_ECN_NOT_ECT, &cb->ce);
 }
 
 /**

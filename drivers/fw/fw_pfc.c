@@ -708,8 +708,11 @@ static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
  *	CE; written before the packet is queued
  *
  * Context: softirq (the receive path), RCU read side.
+ *
+ * Return: true if the packet is held, false if its buffer discarded it
+ * (counted in rx_prioN_buf_discard).
  */
-void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
+bool sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			  unsigned int prio, u32 bytes, bool ect, bool *ce)
 {
 	struct sroce_fw_rxbuf *rb = &fw->rxbuf;
@@ -725,7 +728,7 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 				 sroce_fw_pfc_speed(fw), &action)) {
 		spin_unlock(&rb->lock);
 		atomic64_inc(&fw->pfc_stats[prio][SROCE_PFC_RX_BUF_DISCARD]);
-		return;
+		return false;
 	}
 	if (action == SROCE_PFC_SEND_XOFF) {
 		if (rb->storm[b])
@@ -749,6 +752,7 @@ void sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			   max(rb->next_ns, now));
 	spin_unlock(&rb->lock);
 	sroce_fw_rxbuf_send(fw, &out);
+	return true;
 }
 
 /**

@@ -47,31 +47,42 @@ trace_start() {
 }
 
 # sroce_drops: stop recording; print the number of drops recorded whose
-# location is in sroce, then, one per line, those locations' symbols
-# with their counts. A location is in sroce if the nearest symbol at or
-# below it in /proc/kallsyms is one of sroce's.
+# location is in sroce, then, one per line, those locations' functions
+# with their counts. The event prints the location as a raw address on
+# 6.1 (looked up in /proc/kallsyms: the nearest symbol at or below it)
+# and as a symbol with its module on later kernels. A recorded drop whose
+# location cannot be read fails the count (it prints "unreadable ...").
 sroce_drops() {
 	echo 0 >$inst/events/skb/kfree_skb/enable
-	sed -n 's/.* kfree_skb: .*location=\(\(0x\)\?[0-9a-f]*\).*/\1/p' $inst/trace >"$work/locations"
-	python3 - "$work/locations" <<'EOF'
-import bisect, collections, sys
+	grep ' kfree_skb: ' $inst/trace >"$work/drops"
+	python3 - "$work/drops" <<'EOF'
+import bisect, collections, re, sys
 
 syms = []
 with open("/proc/kallsyms") as f:
     for line in f:
         parts = line.split()
-        if len(parts) < 3 or parts[1] not in "tT":
-            continue
-        mod = parts[3] if len(parts) > 3 else ""
-        syms.append((int(parts[0], 16), parts[2], mod))
+        if len(parts) >= 3 and parts[1] in "tT":
+            syms.append((int(parts[0], 16), parts[2],
+                         parts[3] if len(parts) > 3 else ""))
 syms.sort()
 addrs = [s[0] for s in syms]
 ours = collections.Counter()
 with open(sys.argv[1]) as f:
     for line in f:
-        i = bisect.bisect_right(addrs, int(line, 16)) - 1
-        if i >= 0 and syms[i][2] == "[sroce]":
-            ours[syms[i][1]] += 1
+        m = re.search(r"location=(.*?) reason:", line)
+        loc = m.group(1).strip() if m else ""
+        if re.fullmatch(r"(0x)?[0-9a-f]+", loc):
+            i = bisect.bisect_right(addrs, int(loc, 16)) - 1
+            if i >= 0 and syms[i][2] == "[sroce]":
+                ours[syms[i][1]] += 1
+        elif re.fullmatch(r"\S+\+0x[0-9a-f]+/0x[0-9a-f]+( \[\S+\])?", loc):
+            if loc.endswith(" [sroce]"):
+                ours[loc.split("+")[0]] += 1
+        else:
+            print("unreadable")
+            print(line.strip())
+            sys.exit(0)
 print(sum(ours.values()))
 for name, n in ours.most_common():
     print(f"{name} {n}")
