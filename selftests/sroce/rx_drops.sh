@@ -5,8 +5,8 @@
 # drop_monitor read) see the packets sroce refuses, and only those: a
 # packet the transport took is consumed, not dropped. Junk datagrams at
 # UDP port 4791 must each show up as one drop in sroce (and in
-# rx_icrc_encapsulated); RC and UD traffic between two namespaces, and
-# RC traffic looped through one device, must show none.
+# rx_icrc_encapsulated); RC (RoCE v2 and v1) and UD traffic between two
+# namespaces, and RC traffic looped through one device, must show none.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
@@ -22,7 +22,8 @@ inst=$trace/instances/sroce_rx_drops
 rmdir $inst 2>/dev/null
 mkdir $inst || ktap_skip_all "cannot create a trace instance"
 on_exit "rmdir $inst"
-# Raw addresses: each drop's location is looked up in /proc/kallsyms.
+# 6.1 prints the location as a pointer: unhashed, it is looked up in
+# /proc/kallsyms (later kernels print its symbol).
 echo 0 >$inst/options/hash-ptr 2>/dev/null ||
 	ktap_skip_all "the trace instance cannot print raw addresses"
 echo 4096 >$inst/buffer_size_kb
@@ -30,7 +31,7 @@ on_exit "echo 0 >$inst/events/skb/kfree_skb/enable"
 grep -q '\[sroce\]$' /proc/kallsyms ||
 	ktap_skip_all "/proc/kallsyms shows no sroce symbols"
 
-ktap_plan 4
+ktap_plan 5
 
 two_hosts rd 10.91.0 || ktap_skip_all "cannot build the two-host topology"
 make_work_dir
@@ -100,17 +101,18 @@ no_drops() {
 	fi
 }
 
-# pingpong TOOL SERVER_NS SERVER_DEV SERVER_GID ADDR ARGS...: one run of
-# an rdma-core pingpong, server in SERVER_NS ("" = here) on SERVER_DEV,
-# client on DEV0; fails (with the logs) unless both report their run
+# pingpong TOOL SERVER_NS SERVER_DEV SERVER_GID CLIENT_GID ADDR ARGS...:
+# one run of an rdma-core pingpong, server in SERVER_NS ("" = here) on
+# SERVER_DEV, client on DEV0; fails (with the logs) unless both report
+# their run
 pingpong() {
-	local tool=$1 sns=$2 sdev=$3 sgid=$4 addr=$5 srv out rc
-	shift 5
+	local tool=$1 sns=$2 sdev=$3 sgid=$4 cgid=$5 addr=$6 srv out rc
+	shift 6
 	${sns:+ip netns exec $sns} timeout 120 "$tool" -d "$sdev" -g "$sgid" \
 		"$@" >"$work/srv.log" 2>&1 &
 	srv=$!
 	wait_until 10 listening "$sns" 18515
-	out=$(timeout 120 "$tool" -d "$DEV0" -g "$G0" "$@" "$addr" 2>&1)
+	out=$(timeout 120 "$tool" -d "$DEV0" -g "$cgid" "$@" "$addr" 2>&1)
 	rc=$?
 	wait $srv || rc=$?
 	[ $rc = 0 ] && grep -q " iters in " <<<"$out" &&
@@ -148,7 +150,7 @@ fi
 # packets a message) ...
 rcvd0=$(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) ))
 trace_start
-if why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$G1" 10.91.0.2 -n 500 -s 4096 -c); then
+if why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$G1" "$G0" 10.91.0.2 -n 500 -s 4096 -c); then
 	ktap_diag "rc_netns: $(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) - rcvd0 )) packets received"
 	no_drops rc_netns_consumed
 else
@@ -157,15 +159,30 @@ else
 fi
 # ... UD between them ...
 trace_start
-if why=$(pingpong ibv_ud_pingpong "$NS" "$DEV1" "$G1" 10.91.0.2 -n 500 -s 512); then
+if why=$(pingpong ibv_ud_pingpong "$NS" "$DEV1" "$G1" "$G0" 10.91.0.2 -n 500 -s 512); then
 	no_drops ud_netns_consumed
 else
 	sroce_drops >/dev/null
 	ktap_fail ud_netns_consumed "$why"
 fi
+# ... RC over RoCE v1 (the Ethernet type handler) between them ...
+has_v1_gids() {
+	V0=$(gid_grep "$DEV0" "ffff:0a5b:0001$" "IB/RoCE v1") &&
+		V1=$(gid_grep "$DEV1" "ffff:0a5b:0002$" "IB/RoCE v1")
+}
+trace_start
+if ! wait_until 5 has_v1_gids; then
+	sroce_drops >/dev/null
+	ktap_fail rc_roce_v1_consumed "no RoCE v1 GIDs for 10.91.0.1/2"
+elif why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$V1" "$V0" 10.91.0.2 -n 200 -s 4096 -c); then
+	no_drops rc_roce_v1_consumed
+else
+	sroce_drops >/dev/null
+	ktap_fail rc_roce_v1_consumed "$why"
+fi
 # ... and RC looped through one device (the internal loopback's trains).
 trace_start
-if why=$(pingpong ibv_rc_pingpong "" "$DEV0" "$G0" 127.0.0.1 -n 100 -s 65536 -c); then
+if why=$(pingpong ibv_rc_pingpong "" "$DEV0" "$G0" "$G0" 127.0.0.1 -n 100 -s 65536 -c); then
 	no_drops rc_loopback_consumed
 else
 	sroce_drops >/dev/null
