@@ -146,47 +146,41 @@ else
 		"+$icrc, drops in sroce: $(tr '\n' ' ' <<<"$out")"
 fi
 
+# consumed NAME PINGPONG_ARGS...: the pingpong (see pingpong) runs and
+# sroce drops none of its packets
+consumed() {
+	local name=$1 why
+	shift
+	trace_start
+	if why=$(pingpong "$@"); then
+		no_drops "$name"
+	else
+		sroce_drops >/dev/null
+		ktap_fail "$name" "$why"
+	fi
+}
+
 # Delivered packets are consumed: RC between the namespaces (several
-# packets a message) ...
+# packets a message), UD between them, RC over RoCE v1 (the Ethernet type
+# handler) between them, and RC looped through one device (the internal
+# loopback's trains).
 rcvd0=$(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) ))
-trace_start
-if why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$G1" "$G0" 10.91.0.2 -n 500 -s 4096 -c); then
-	ktap_diag "rc_netns: $(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) - rcvd0 )) packets received"
-	no_drops rc_netns_consumed
-else
-	sroce_drops >/dev/null
-	ktap_fail rc_netns_consumed "$why"
-fi
-# ... UD between them ...
-trace_start
-if why=$(pingpong ibv_ud_pingpong "$NS" "$DEV1" "$G1" "$G0" 10.91.0.2 -n 500 -s 512); then
-	no_drops ud_netns_consumed
-else
-	sroce_drops >/dev/null
-	ktap_fail ud_netns_consumed "$why"
-fi
-# ... RC over RoCE v1 (the Ethernet type handler) between them ...
+consumed rc_netns_consumed ibv_rc_pingpong "$NS" "$DEV1" "$G1" "$G0" \
+	10.91.0.2 -n 500 -s 4096 -c
+ktap_diag "rc_netns: $(( $(counter "$DEV0" rcvd_pkts) + $(counter "$DEV1" rcvd_pkts) - rcvd0 )) packets received"
+consumed ud_netns_consumed ibv_ud_pingpong "$NS" "$DEV1" "$G1" "$G0" \
+	10.91.0.2 -n 500 -s 512
 has_v1_gids() {
 	V0=$(gid_grep "$DEV0" "ffff:0a5b:0001$" "IB/RoCE v1") &&
 		V1=$(gid_grep "$DEV1" "ffff:0a5b:0002$" "IB/RoCE v1")
 }
-trace_start
-if ! wait_until 5 has_v1_gids; then
-	sroce_drops >/dev/null
+if wait_until 5 has_v1_gids; then
+	consumed rc_roce_v1_consumed ibv_rc_pingpong "$NS" "$DEV1" "$V1" "$V0" \
+		10.91.0.2 -n 200 -s 4096 -c
+else
 	ktap_fail rc_roce_v1_consumed "no RoCE v1 GIDs for 10.91.0.1/2"
-elif why=$(pingpong ibv_rc_pingpong "$NS" "$DEV1" "$V1" "$V0" 10.91.0.2 -n 200 -s 4096 -c); then
-	no_drops rc_roce_v1_consumed
-else
-	sroce_drops >/dev/null
-	ktap_fail rc_roce_v1_consumed "$why"
 fi
-# ... and RC looped through one device (the internal loopback's trains).
-trace_start
-if why=$(pingpong ibv_rc_pingpong "" "$DEV0" "$G0" "$G0" 127.0.0.1 -n 100 -s 65536 -c); then
-	no_drops rc_loopback_consumed
-else
-	sroce_drops >/dev/null
-	ktap_fail rc_loopback_consumed "$why"
-fi
+consumed rc_loopback_consumed ibv_rc_pingpong "" "$DEV0" "$G0" "$G0" \
+	127.0.0.1 -n 100 -s 65536 -c
 
 ktap_finish
