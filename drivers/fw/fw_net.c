@@ -207,19 +207,22 @@ static unsigned int sroce_fw_rx_prio(struct sroce_fw_dev *fw,
 /*
  * A unicast packet reached @fw's port: delivered now, or, while the host
  * side drains the port's buffers at a limited rate, held in its
- * priority's buffer (fw_pfc.c), which takes its own reference. The
- * caller still owns @pkt->skb. Under RCU. Returns false if the packet
- * was refused, or its buffer discarded it.
+ * priority's buffer (fw_pfc.c), which then owns it (the drain may run on
+ * another CPU at once). Consumes @pkt->skb: dropped if refused or
+ * discarded by its buffer. Under RCU.
  */
-static bool sroce_fw_rx_port(struct sroce_fw_dev *fw,
+static void sroce_fw_rx_port(struct sroce_fw_dev *fw,
 			     struct sroce_fw_pkt *pkt, u8 *l3,
 			     unsigned int len, unsigned int l3_type)
 {
 	struct sk_buff *skb = pkt->skb;
 	struct sroce_fw_rx_cb *cb;
 
-	if (likely(!sroce_fw_rxbuf_on(fw)))
-		return sroce_fw_rx_deliver(fw, pkt, l3, len, l3_type);
+	if (likely(!sroce_fw_rxbuf_on(fw))) {
+		sroce_fw_rx_release(skb, sroce_fw_rx_deliver(fw, pkt, l3, len,
+							     l3_type));
+		return;
+	}
 	cb = sroce_fw_rx_cb(skb);
 	cb->l3_off = l3 - skb->head;
 	cb->l3_len = len;
@@ -232,11 +235,12 @@ static bool sroce_fw_rx_port(struct sroce_fw_dev *fw,
 	cb->ce = pkt->ce;
 	cb->internal = pkt->internal;
 	/* What the wire carried: the Ethernet header and the L3 packet. */
-	return sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
-				    ETH_HLEN + len,
-				    pkt->net_type != SROCE_NET_ROCE_V1 &&
-				    (pkt->tclass & INET_ECN_MASK) !=
-				    INET_ECN_NOT_ECT, &cb->ce);
+	if (!sroce_fw_rxbuf_queue(fw, skb, sroce_fw_rx_prio(fw, pkt),
+				  ETH_HLEN + len,
+				  pkt->net_type != SROCE_NET_ROCE_V1 &&
+				  (pkt->tclass & INET_ECN_MASK) != INET_ECN_NOT_ECT,
+				  &cb->ce))
+		kfree_skb(skb);
 }
 
 /**
@@ -286,7 +290,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	struct sroce_fw_dev *fw;
 	struct udphdr *uh;
 	unsigned int l3_type, l3_len, udp_len;
-	bool consumed;
+	bool valid, consumed;
 	u8 *l3;
 
 	if (skb_linearize(skb))
@@ -327,13 +331,17 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 
 	rcu_read_lock();
 	if (sroce_fw_gid_is_mcast(pkt.dgid)) {
-		/* For the groups' QPs, in every function that has the group. */
-		consumed = pkt.len >= 4 &&
-			   (internal ||
-			    !sroce_icrc_verify(l3, l3_len + udp_len - 4,
-					       l3_type)) &&
-			   !sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info) &&
-			   sroce_fw_mcast_rx(net, &pkt);
+		/*
+		 * For the groups' QPs, in every function that has the group.
+		 * The sender's own copy (the internal loopback's) finding no
+		 * group here is no refusal: nobody local joined.
+		 */
+		valid = pkt.len >= 4 &&
+			(internal ||
+			 !sroce_icrc_verify(l3, l3_len + udp_len - 4,
+					    l3_type)) &&
+			!sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info);
+		consumed = valid && (sroce_fw_mcast_rx(net, &pkt) || internal);
 		if (!consumed)
 			atomic64_inc(&sroce_fw_rx_no_device);
 		rcu_read_unlock();
@@ -342,12 +350,13 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	}
 	fw = sroce_fw_dev_by_gid(net, pkt.dgid, SROCE_GID_ROCE_V2,
 				 &pkt.vlan_id);
-	consumed = fw && sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len,
-					  l3_type);
-	if (!fw)
+	if (fw)
+		sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len, l3_type);
+	else
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	sroce_fw_rx_release(skb, consumed);
+	if (!fw)
+		kfree_skb(skb);
 	return;
 
 malformed:
@@ -477,7 +486,7 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	struct sroce_fw_dev *fw;
 	const struct ipv6hdr *grh;
 	unsigned int len;
-	bool consumed = false;
+	bool taken;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -504,14 +513,18 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(dev_net(dev), pkt.dgid, SROCE_GID_ROCE_V1,
 				 &pkt.vlan_id);
-	if (fw && sroce_fw_v1_ingress_ok(fw, dev))
-		consumed = sroce_fw_rx_port(fw, &pkt, skb->data,
-					    SROCE_GRH_LEN + len, SROCE_L3_GRH);
+	taken = fw && sroce_fw_v1_ingress_ok(fw, dev);
+	if (taken)
+		sroce_fw_rx_port(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
+				 SROCE_L3_GRH);
 	else
 		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	sroce_fw_rx_release(skb, consumed);
-	return consumed ? NET_RX_SUCCESS : NET_RX_DROP;
+	if (!taken) {
+		kfree_skb(skb);
+		return NET_RX_DROP;
+	}
+	return NET_RX_SUCCESS;
 
 malformed:
 	atomic64_inc(&sroce_fw_rx_unparsable);

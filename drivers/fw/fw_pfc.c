@@ -699,8 +699,8 @@ static void sroce_fw_rxbuf_arm(struct sroce_fw_rxbuf *rb, u64 due)
 /**
  * sroce_fw_rxbuf_queue() - hold a received packet in its buffer
  * @fw: the function
- * @skb: the packet (its cb says where its headers are); a reference is
- *	 taken if it is held, the caller keeps its own
+ * @skb: the packet (its cb says where its headers are); the buffer takes
+ *	 the caller's reference over if it holds it
  * @prio: its priority
  * @bytes: its length on the wire
  * @ect: it is ECN-capable (RoCE v2, ECT(0) or ECT(1))
@@ -745,7 +745,7 @@ bool sroce_fw_rxbuf_queue(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	/* Nothing of the stack's is kept while it waits. */
 	skb_dst_drop(skb);
 	nf_reset_ct(skb);
-	__skb_queue_tail(&rb->queue[prio], skb_get(skb));
+	__skb_queue_tail(&rb->queue[prio], skb);
 	WRITE_ONCE(rb->held, rb->held + 1);
 	sroce_fw_rxbuf_arm(rb, rb->drain_stop ?
 			   (out.enable ? rb->buf[b].refresh_ns : 0) :

@@ -6,7 +6,10 @@
 # packet the transport took is consumed, not dropped. Junk datagrams at
 # UDP port 4791 must each show up as one drop in sroce (and in
 # rx_icrc_encapsulated); RC (RoCE v2 and v1) and UD traffic between two
-# namespaces, and RC traffic looped through one device, must show none.
+# namespaces, and RC traffic looped through one device, must show none;
+# packets a full port buffer discards (PFC's receive buffers, 64 KiB
+# lossy, drained at 40 Mbit/s) must each be one drop, and the ones it held
+# and delivered none.
 . "$(dirname "$0")/lib.sh"
 
 require_sroce
@@ -31,10 +34,11 @@ on_exit "echo 0 >$inst/events/skb/kfree_skb/enable"
 grep -q '\[sroce\]$' /proc/kallsyms ||
 	ktap_skip_all "/proc/kallsyms shows no sroce symbols"
 
-ktap_plan 5
+ktap_plan 6
 
-two_hosts rd 10.91.0 || ktap_skip_all "cannot build the two-host topology"
+pfc_link rd 10.91.0 rx_drain_mbps
 make_work_dir
+on_exit "echo 0 >$dbg/rx_drain_mbps"
 
 counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
@@ -136,6 +140,11 @@ icrc_all_counted() {
 	[ "$(counter "$DEV0" rx_icrc_encapsulated)" -ge $((icrc0 + junk)) ]
 }
 wait_until 10 icrc_all_counted
+# The counter moves just before each drop is traced.
+drops_traced() {
+	[ "$(grep -c ' kfree_skb: ' $inst/trace)" -ge $junk ]
+}
+wait_until 10 drops_traced
 icrc=$(( $(counter "$DEV0" rx_icrc_encapsulated) - icrc0 ))
 out=$(sroce_drops)
 if [ $icrc = $junk ] && [ "$(head -n 1 <<<"$out")" = $junk ]; then
@@ -182,5 +191,34 @@ else
 fi
 consumed rc_loopback_consumed ibv_rc_pingpong "" "$DEV0" "$G0" "$G0" \
 	127.0.0.1 -n 100 -s 65536 -c
+
+# DEV1's port buffer 0 (every priority's, lossy) shrinks to 64 KiB and
+# drains at 40 Mbit/s: what arrives is held, and discarded once it is
+# full; RC's retransmission recovers (pfc_lossless's case 5). Each
+# discard must be one drop in sroce, the held packets none.
+discards() {
+	local p n=0
+	for p in 0 1 2 3 4 5 6 7; do
+		n=$((n + $(pfc_stat rx rx_prio${p}_buf_discard)))
+	done
+	echo $n
+}
+echo 65536,1048576,0,0,0,0,0,0 >$rx/pfc/buffer_size
+d0=$(discards)
+trace_start
+echo 40 >$dbg/rx_drain_mbps
+timeout 300 "$(dirname "$0")/xfer_verify" -a "$DEV0" -g "$G0" -b "$DEV1" \
+	-G "$G1" -n 20 -s 13 -t 240 >"$work/verify" 2>&1
+status=$?
+echo 0 >$dbg/rx_drain_mbps
+d=$(( $(discards) - d0 ))
+out=$(sroce_drops)
+if [ $status = 0 ] && [ $d -gt 0 ] && [ "$(head -n 1 <<<"$out")" = $d ]; then
+	ktap_diag "buffers: $d discarded, drops in sroce: $(tail -n +2 <<<"$out" | tr '\n' ' ')"
+	ktap_pass buffer_discards_are_drops
+else
+	ktap_fail buffer_discards_are_drops "xfer_verify $status ($(tail -n 1 "$work/verify"))," \
+		"$d discarded, drops in sroce: $(tr '\n' ' ' <<<"$out")"
+fi
 
 ktap_finish
