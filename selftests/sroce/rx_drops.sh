@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # Drop monitors (the skb:kfree_skb tracepoint, which dropwatch, perf and
-# drop_monitor read) see the packets sroce refuses, and only those: a
-# packet the transport took is consumed, not dropped. Junk datagrams at
+# drop_monitor read) see the packets sroce refuses or loses, never one it
+# delivered: a packet the transport took is consumed. Junk datagrams at
 # UDP port 4791 must each show up as one drop in sroce (and in
 # rx_icrc_encapsulated); RC (RoCE v2 and v1) and UD traffic between two
 # namespaces, and RC traffic looped through one device, must show none;
