@@ -117,9 +117,9 @@ static u16 sroce_fw_skb_vlan(const struct sk_buff *skb)
 }
 
 /*
- * Release a received skb: consumed if its packet reached the transport
- * (or a port buffer), dropped otherwise, so that drop monitors (the
- * skb:kfree_skb tracepoint, dropwatch) see only the packets sroce refused.
+ * Release a received skb: consumed if its packet reached the transport,
+ * dropped otherwise, so that drop monitors (the skb:kfree_skb tracepoint,
+ * dropwatch) see only the packets sroce refused.
  */
 static void sroce_fw_rx_release(struct sk_buff *skb, bool consumed)
 {
@@ -352,11 +352,11 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 				 &pkt.vlan_id);
 	if (fw)
 		sroce_fw_rx_port(fw, &pkt, l3, l3_len + udp_len, l3_type);
-	else
-		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	if (!fw)
+	if (!fw) {
+		atomic64_inc(&sroce_fw_rx_no_device);
 		kfree_skb(skb);
+	}
 	return;
 
 malformed:
@@ -517,14 +517,12 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	if (taken)
 		sroce_fw_rx_port(fw, &pkt, skb->data, SROCE_GRH_LEN + len,
 				 SROCE_L3_GRH);
-	else
-		atomic64_inc(&sroce_fw_rx_no_device);
 	rcu_read_unlock();
-	if (!taken) {
-		kfree_skb(skb);
-		return NET_RX_DROP;
-	}
-	return NET_RX_SUCCESS;
+	if (taken)
+		return NET_RX_SUCCESS;
+	atomic64_inc(&sroce_fw_rx_no_device);
+	kfree_skb(skb);
+	return NET_RX_DROP;
 
 malformed:
 	atomic64_inc(&sroce_fw_rx_unparsable);

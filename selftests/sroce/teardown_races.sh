@@ -180,21 +180,17 @@ gone_bound=$(debug_scale 30 120)
 # Documentation/reliability.md, "The debug kernel"). There the
 # namespace's removal runs with expedited grace periods, which do not
 # queue behind the callbacks; everything else is as on other kernels.
-expedite_netns_del=0
+expedite_netns_del=0 rcu_expedited_old=
 if [ -e /sys/kernel/debug/kmemleak ] && [ -w /sys/kernel/rcu_expedited ]; then
 	expedite_netns_del=1
 	rcu_expedited_old=$(cat /sys/kernel/rcu_expedited)
 	on_exit "echo $rcu_expedited_old >/sys/kernel/rcu_expedited"
 fi
 
-# rcu_expedited_for_netns_del 1|restore
-rcu_expedited_for_netns_del() {
-	[ $expedite_netns_del = 1 ] || return 0
-	if [ "$1" = 1 ]; then
-		echo 1 >/sys/kernel/rcu_expedited
-	else
-		echo "$rcu_expedited_old" >/sys/kernel/rcu_expedited
-	fi
+# netns_del_rcu_expedited VALUE: set rcu_expedited, where netns_del's
+# removal is expedited
+netns_del_rcu_expedited() {
+	[ $expedite_netns_del = 0 ] || echo "$1" >/sys/kernel/rcu_expedited
 }
 
 # removal DEVICES COMMAND...: with both apps running, COMMAND returns
@@ -254,10 +250,10 @@ one_round() {
 		# The name goes at once; nothing else holds the namespace,
 		# so its cleanup deletes tr1 and with it the pair: both
 		# devices go under the running apps.
-		rcu_expedited_for_netns_del 1
+		netns_del_rcu_expedited 1
 		removal "sroce_tr0 sroce_tr1" ip netns del $ns
 		rc=$?
-		rcu_expedited_for_netns_del restore
+		netns_del_rcu_expedited "$rcu_expedited_old"
 		[ $rc = 0 ] || return 1
 		kill_apps ;;
 	rmmod)
