@@ -60,6 +60,8 @@ static struct rdma_stat_desc sroce_stat_descs[SROCE_HW_NUM_STATS] = {
 	[SROCE_STAT_NP_CNP_SENT].name = "np_cnp_sent",
 	[SROCE_STAT_RP_CNP_HANDLED].name = "rp_cnp_handled",
 	[SROCE_STAT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
+	[SROCE_STAT_TX_TRAINS].name = "tx_trains",
+	[SROCE_STAT_RX_TRAINS].name = "rx_trains",
 	[SROCE_HW_PFC_PORT(SROCE_PFC_RX_PAUSE_CTRL_PHY)].name =
 		"rx_pause_ctrl_phy",
 	[SROCE_HW_PFC_PORT(SROCE_PFC_TX_PAUSE_CTRL_PHY)].name =

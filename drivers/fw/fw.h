@@ -829,9 +829,13 @@ struct sroce_fw_reply {
  *	      responder's direct turn, which sent what was owed or queued
  *	      the rest
  * @internal: it came by the internal loopback and carries no ICRC
+ * @l3: its IPv4 or IPv6 header (RoCE v2) or GRH (RoCE v1) as the wire had
+ *	it; for a packet of a train, the header it would have had once cut
+ *	(the train's skb holds only the first)
  */
 struct sroce_fw_pkt {
 	struct sk_buff *skb;
+	const u8 *l3;
 	u8 *hdr;
 	u32 len;
 	struct sroce_roce_info info;

@@ -31,14 +31,20 @@
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/net_namespace.h>
+#include <net/netfilter/nf_conntrack.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
+#include <net/snmp.h>
 #include <net/udp_tunnel.h>
+#include <net/xfrm.h>
 
 #include "fw.h"
 #include "lib/roce_hdr.h"
@@ -130,22 +136,14 @@ static void sroce_fw_rx_release(struct sk_buff *skb, bool consumed)
 }
 
 /*
- * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
- * from @l3 (the last 4 are the ICRC; none came by the internal loopback),
- * parse the transport headers, count, hand it to its QP, then send
- * whatever it made ready. Under RCU. Returns false if the packet was
- * refused (bad ICRC, unparsable), true if the transport took it (which
- * may still discard it by the protocol: a duplicate, an unknown QP).
+ * A packet for @fw whose ICRC is checked: parse the transport headers,
+ * count, hand it to its QP, then send whatever it made ready. Under RCU.
+ * Returns false if the packet was refused (unparsable), true if the
+ * transport took it (which may still discard it by the protocol: a
+ * duplicate, an unknown QP).
  */
-static bool sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
-				struct sroce_fw_pkt *pkt, const u8 *l3,
-				unsigned int len, unsigned int l3_type)
+static bool sroce_fw_rx_take(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 {
-	if (pkt->len < 4 ||
-	    (!pkt->internal && sroce_icrc_verify(l3, len - 4, l3_type))) {
-		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
-		return false;
-	}
 	if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
 		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
 		return false;
@@ -158,6 +156,23 @@ static bool sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 		sroce_fw_ring_sq(fw, pkt->ready_qp);
 	sroce_fw_sched_run(fw);
 	return true;
+}
+
+/*
+ * A packet for @fw (RoCE v1 or v2): check the ICRC over the @len bytes
+ * from @l3 (the last 4 are the ICRC; none came by the internal loopback),
+ * then as sroce_fw_rx_take(); false also for a bad ICRC.
+ */
+static bool sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
+				struct sroce_fw_pkt *pkt, const u8 *l3,
+				unsigned int len, unsigned int l3_type)
+{
+	if (pkt->len < 4 ||
+	    (!pkt->internal && sroce_icrc_verify(l3, len - 4, l3_type))) {
+		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
+		return false;
+	}
+	return sroce_fw_rx_take(fw, pkt);
 }
 
 /*
@@ -257,6 +272,7 @@ void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb)
 	u8 *l3 = skb->head + cb->l3_off;
 
 	pkt.skb = skb;
+	pkt.l3 = l3;
 	pkt.hdr = skb->head + cb->hdr_off;
 	pkt.len = cb->pkt_len;
 	pkt.net_type = cb->net_type;
@@ -321,6 +337,7 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 	}
 	l3_len = (u8 *)uh - l3;
 	pkt.skb = skb;
+	pkt.l3 = l3;
 	pkt.internal = internal;
 	pkt.hdr = (u8 *)(uh + 1);
 	pkt.len = udp_len - sizeof(*uh);
@@ -366,29 +383,48 @@ drop:
 }
 
 /*
- * A train as the internal loopback hands it over: its IP and UDP headers
- * once, then packets of one length (the last maybe shorter) back to back,
- * linear, without ICRCs.
+ * A train received whole: its IP and UDP headers once, then packets of one
+ * length (the last maybe shorter) back to back, linear. By the internal
+ * loopback they carry no ICRCs; from the IP stack (a peer's train that
+ * crossed a veth whole, sroce_fw_train_in()) each carries the ICRC of the
+ * headers it would have had once cut, which @hdr is rebuilt into for each
+ * packet in turn.
  */
 struct sroce_fw_rx_train {
 	__be16 protocol;
-	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
+	/* Aligned for ip_fast_csum(). */
+	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)] __aligned(4);
 	unsigned int l3_len;
 	unsigned int l3_type;
 	u16 first_id;
 };
 
-/* Packet @index of train @t, @len bytes at @pkt, as a datagram of its own. */
-static struct sk_buff *sroce_fw_train_seg_copy(struct sroce_fw_rx_train *t,
-					       u16 index, const u8 *pkt,
-					       u32 len)
+/*
+ * @t's headers as packet @index, of @len bytes, would have had them: the
+ * ICRC covers them, a UD receiver's GRH area shows them (IPv4: with its
+ * header checksum, which the ICRC does not cover).
+ */
+static void sroce_fw_train_seg(struct sroce_fw_rx_train *t, u16 index,
+			       u32 len)
+{
+	struct iphdr *iph = (struct iphdr *)t->hdr;
+
+	sroce_train_seg_hdr(t->hdr, t->l3_len, t->l3_type, t->first_id,
+			    index, len);
+	if (t->l3_type == SROCE_L3_IPV4) {
+		iph->check = 0;
+		iph->check = ip_fast_csum(iph, iph->ihl);
+	}
+}
+
+/* The packet of @len bytes at @pkt, behind @t's headers, as a datagram. */
+static struct sk_buff *sroce_fw_train_seg_copy(const struct sroce_fw_rx_train *t,
+					       const u8 *pkt, u32 len)
 {
 	struct sk_buff *skb = alloc_skb(t->l3_len + len, GFP_ATOMIC);
 
 	if (!skb)
 		return NULL;
-	sroce_train_seg_hdr(t->hdr, t->l3_len, t->l3_type, t->first_id,
-			    index, len);
 	skb_put_data(skb, t->hdr, t->l3_len);
 	skb_put_data(skb, pkt, len);
 	skb_reset_network_header(skb);
@@ -399,12 +435,17 @@ static struct sk_buff *sroce_fw_train_seg_copy(struct sroce_fw_rx_train *t,
 }
 
 /*
- * Deliver the packets of a train that came by the internal loopback where
- * they lie, without an skb each, unless the port's buffers hold packets
- * (each needs one there). Consumes @skb.
+ * Deliver the packets of train @skb (@segs of @seg_len bytes, the last
+ * maybe shorter; network and transport headers set, linear) where they
+ * lie, without an skb each. By the internal loopback (@internal) it is
+ * always taken: a packet that meets the port's buffers holding packets
+ * gets an skb of its own there. From the IP stack it is taken only by a
+ * function whose port buffers hold nothing (the stack then cuts it for
+ * the socket, and each packet is buffered as one). Under RCU. Returns
+ * whether @skb was taken; it is then consumed.
  */
-static void sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
-			      u32 seg_len, u16 segs)
+static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
+			      u32 seg_len, u16 segs, bool internal)
 {
 	u8 *l3 = skb_network_header(skb);
 	u8 *pkt = skb_transport_header(skb) + sizeof(struct udphdr);
@@ -412,6 +453,7 @@ static void sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 	struct sroce_fw_pkt tmpl = {}, p;
 	struct sroce_fw_rx_train t;
 	struct sroce_fw_dev *fw;
+	bool taken = false;
 	u16 i;
 
 	t.protocol = skb->protocol;
@@ -427,46 +469,56 @@ static void sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 	}
 	if (WARN_ON_ONCE(t.l3_len > sizeof(t.hdr))) {
 		kfree_skb(skb);
-		return;
+		return true;
 	}
 	memcpy(t.hdr, l3, t.l3_len);
 	tmpl.skb = skb;
-	tmpl.internal = true;
+	tmpl.l3 = t.hdr;
+	tmpl.internal = internal;
 	tmpl.vlan_id = SROCE_VLAN_NONE;
 	sroce_fw_pkt_from_ip(skb, &tmpl);
 
-	rcu_read_lock();
 	fw = sroce_fw_dev_by_gid(net, tmpl.dgid, SROCE_GID_ROCE_V2,
 				 &tmpl.vlan_id);
+	if (!internal && (!fw || sroce_fw_rxbuf_on(fw)))
+		return false;
 	if (!fw) {
 		atomic64_add(segs, &sroce_fw_rx_no_device);
-		rcu_read_unlock();
 		kfree_skb(skb);
-		return;
+		return true;
 	}
+	sroce_fw_count(fw, SROCE_STAT_RX_TRAINS);
 	for (i = 0; i < segs && left; i++, pkt += len, left -= len) {
 		len = min(seg_len, left);
-		if (unlikely(sroce_fw_rxbuf_on(fw))) {
+		sroce_fw_train_seg(&t, i, len);
+		if (unlikely(internal && sroce_fw_rxbuf_on(fw))) {
 			struct sk_buff *one;
 
 			/*
 			 * The loopback's transmit half found no memory, as
 			 * it counts a copy it cannot make (tx_no_mem).
 			 */
-			one = sroce_fw_train_seg_copy(&t, i, pkt, len);
+			one = sroce_fw_train_seg_copy(&t, pkt, len);
 			if (one)
 				sroce_fw_rx_v2(net, one, true);
 			else
 				sroce_fw_count(fw, SROCE_STAT_TX_NO_MEM);
+			taken = true;
+			continue;
+		}
+		if (!internal &&
+		    (len < 4 || sroce_icrc_verify_split(t.hdr, t.l3_len, pkt,
+							len - 4, t.l3_type))) {
+			sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
 			continue;
 		}
 		p = tmpl;
 		p.hdr = pkt;
 		p.len = len;
-		sroce_fw_rx_deliver(fw, &p, l3, t.l3_len + len, t.l3_type);
+		taken |= sroce_fw_rx_take(fw, &p);
 	}
-	rcu_read_unlock();
-	consume_skb(skb);
+	sroce_fw_rx_release(skb, taken);
+	return true;
 }
 
 /* Whether a RoCE v1 frame came in on @fw's netdev or a VLAN of it. */
@@ -503,6 +555,7 @@ static int sroce_fw_rx_v1(struct sk_buff *skb, struct net_device *dev,
 	    len < 4 || len > skb->len - SROCE_GRH_LEN)
 		goto malformed;
 	pkt.skb = skb;
+	pkt.l3 = skb->data;
 	pkt.hdr = skb->data + SROCE_GRH_LEN;
 	pkt.len = len;
 	pkt.net_type = SROCE_NET_ROCE_V1;
@@ -577,15 +630,151 @@ static struct packet_type sroce_fw_pause_packet_type = {
 };
 
 /*
- * A peer's train arrives cut into its packets: the UDP stack segments a
- * GSO datagram for a socket with an encapsulation handler before the
- * handler sees it (udp_unexpected_gso()).
+ * Single packets, and a peer's train the hook below did not take, cut
+ * into its packets: the UDP stack segments a GSO datagram for a socket
+ * with an encapsulation handler before the handler sees it
+ * (udp_unexpected_gso()).
  */
 static int sroce_fw_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	sroce_fw_rx_v2(sock_net(sk), skb, false);
 	return 0;
 }
+
+#if IS_ENABLED(CONFIG_NETFILTER)
+/*
+ * Whether conntrack still has to confirm @skb's connection: IPv4's confirm
+ * hook has the same priority as ours and may come after it. The socket's
+ * path confirms it; the next train is taken.
+ */
+static bool sroce_fw_ct_unconfirmed(const struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_NF_CONNTRACK)
+	enum ip_conntrack_info ctinfo;
+	const struct nf_conn *ct = nf_ct_get(skb, &ctinfo);
+
+	return ct && !nf_ct_is_confirmed(ct);
+#else
+	return false;
+#endif
+}
+
+/*
+ * A peer's train, taken whole before UDP would cut it. A veth or bridge
+ * between namespaces of this host hands a UDP GSO datagram over as it was
+ * sent, but a socket with an encapsulation handler only gets it cut into
+ * datagrams of one packet, each with a copy and a checksum pass, which
+ * costs as much as the rest of the receive path. So a hook at LOCAL_IN,
+ * after every other (the firewall's rules included), takes the port's
+ * trains: linear ones a sender on this host built (CHECKSUM_PARTIAL; a
+ * NIC's GRO builds paged ones), with the headers the socket would accept
+ * (no IPv4 options, no IPv6 extension headers, a UDP length that is the
+ * datagram's), packets no shorter than a BTH and an ICRC, and what the
+ * socket's path checks first passed (conntrack confirmed, IPsec policy).
+ * Everything else, single packets included, goes on to the socket. Runs
+ * under RCU; an NFQUEUE verdict may run it in process context.
+ */
+static unsigned int sroce_fw_train_in(void *priv, struct sk_buff *skb,
+				      const struct nf_hook_state *state)
+{
+	const struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int l3_len;
+	struct udphdr *uh;
+	bool taken;
+	u32 payload;
+	u16 segs;
+
+	if (!skb_is_gso(skb) || shinfo->gso_type != SKB_GSO_UDP_L4 ||
+	    skb->ip_summed != CHECKSUM_PARTIAL || skb_is_nonlinear(skb) ||
+	    skb->pkt_type != PACKET_HOST)
+		return NF_ACCEPT;
+	if (state->pf == NFPROTO_IPV4) {
+		l3_len = sizeof(struct iphdr);
+		if (skb->protocol != htons(ETH_P_IP) ||
+		    ip_hdr(skb)->protocol != IPPROTO_UDP)
+			return NF_ACCEPT;
+	} else {
+		l3_len = sizeof(struct ipv6hdr);
+		if (skb->protocol != htons(ETH_P_IPV6) ||
+		    ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+			return NF_ACCEPT;
+	}
+	if (skb_network_header_len(skb) != l3_len ||
+	    skb_tail_pointer(skb) - skb_transport_header(skb) <= sizeof(*uh))
+		return NF_ACCEPT;
+	uh = udp_hdr(skb);
+	payload = skb_tail_pointer(skb) - (u8 *)(uh + 1);
+	if (uh->dest != htons(SROCE_ROCE_V2_UDP_DPORT) ||
+	    ntohs(uh->len) != sizeof(*uh) + payload ||
+	    shinfo->gso_size < SROCE_BTH_LEN + 4 ||
+	    payload <= shinfo->gso_size || sroce_fw_ct_unconfirmed(skb))
+		return NF_ACCEPT;
+	if (state->pf == NFPROTO_IPV4 ?
+	    !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb) :
+	    !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
+		return NF_ACCEPT;
+	segs = DIV_ROUND_UP(payload, shinfo->gso_size);
+	/* The receive path's locks are taken with softirqs off. */
+	local_bh_disable();
+	taken = sroce_fw_rx_train(state->net, skb, shinfo->gso_size, segs,
+				  false);
+	local_bh_enable();
+	if (!taken)
+		return NF_ACCEPT;
+	/*
+	 * What the socket would have counted, a datagram per packet (IP's
+	 * InDelivers, once per datagram, is not).
+	 */
+	if (state->pf == NFPROTO_IPV4)
+		SNMP_ADD_STATS(state->net->mib.udp_statistics,
+			       UDP_MIB_INDATAGRAMS, segs);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		SNMP_ADD_STATS(state->net->mib.udp_stats_in6,
+			       UDP_MIB_INDATAGRAMS, segs);
+#endif
+	return NF_STOLEN;
+}
+
+static const struct nf_hook_ops sroce_fw_train_hooks[] = {
+	{
+		.hook = sroce_fw_train_in,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP_PRI_LAST,
+	},
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		.hook = sroce_fw_train_in,
+		.pf = NFPROTO_IPV6,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP6_PRI_LAST,
+	},
+#endif
+};
+
+static int sroce_fw_train_hooks_add(struct net *net)
+{
+	return nf_register_net_hooks(net, sroce_fw_train_hooks,
+				     ARRAY_SIZE(sroce_fw_train_hooks));
+}
+
+static void sroce_fw_train_hooks_del(struct net *net)
+{
+	nf_unregister_net_hooks(net, sroce_fw_train_hooks,
+				ARRAY_SIZE(sroce_fw_train_hooks));
+}
+#else
+/* Without netfilter the UDP stack cuts every train for the socket. */
+static int sroce_fw_train_hooks_add(struct net *net)
+{
+	return 0;
+}
+
+static void sroce_fw_train_hooks_del(struct net *net)
+{
+}
+#endif
 
 static struct socket *sroce_fw_udp_open(struct net *net, int family)
 {
@@ -612,6 +801,7 @@ static int __net_init sroce_fw_netns_init(struct net *net)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct socket *sock4, *sock6;
+	int err;
 
 	sock4 = sroce_fw_udp_open(net, AF_INET);
 	if (IS_ERR(sock4))
@@ -621,9 +811,18 @@ static int __net_init sroce_fw_netns_init(struct net *net)
 		sroce_udp_tunnel_release(sock4);
 		return PTR_ERR(sock6);
 	}
+	err = sroce_fw_train_hooks_add(net);
+	if (err)
+		goto err_release_sockets;
 	rcu_assign_pointer(ns->sock4, sock4);
 	rcu_assign_pointer(ns->sock6, IS_ERR(sock6) ? NULL : sock6);
 	return 0;
+
+err_release_sockets:
+	if (!IS_ERR(sock6))
+		sroce_udp_tunnel_release(sock6);
+	sroce_udp_tunnel_release(sock4);
+	return err;
 }
 
 /*
@@ -639,9 +838,10 @@ static void __net_exit sroce_fw_netns_exit(struct net *net)
 	struct socket *sock4 = rcu_dereference_protected(ns->sock4, true);
 	struct socket *sock6 = rcu_dereference_protected(ns->sock6, true);
 
+	sroce_fw_train_hooks_del(net);
 	RCU_INIT_POINTER(ns->sock4, NULL);
 	RCU_INIT_POINTER(ns->sock6, NULL);
-	/* No transmit uses them after this. */
+	/* No transmit uses them after this, nor the hook a train. */
 	synchronize_net();
 	if (sock6)
 		sroce_udp_tunnel_release(sock6);
@@ -988,10 +1188,14 @@ static void sroce_fw_loopback_rx(struct tasklet_struct *t)
 		if (!skb)
 			return;
 		cb = *sroce_fw_loop_cb(skb);
-		if (cb.segs > 1)
-			sroce_fw_rx_train(cb.net, skb, cb.seg_len, cb.segs);
-		else
+		if (cb.segs > 1) {
+			rcu_read_lock();
+			sroce_fw_rx_train(cb.net, skb, cb.seg_len, cb.segs,
+					  true);
+			rcu_read_unlock();
+		} else {
 			sroce_fw_rx_v2(cb.net, skb, true);
+		}
 		put_net(cb.net);
 		budget -= cb.segs;
 	}
@@ -1199,6 +1403,8 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 	}
 	/* The skb holds the transport packets, their ICRCs included. */
 	atomic64_add(segs, &fw->stats[SROCE_STAT_TX_PKTS]);
+	if (segs > 1)
+		sroce_fw_count(fw, SROCE_STAT_TX_TRAINS);
 	atomic64_add(skb->len, &fw->stats[SROCE_STAT_TX_BYTES]);
 	if (path->net_type == SROCE_NET_ROCE_V1) {
 		if (WARN_ON_ONCE(segs != 1)) {

@@ -86,12 +86,12 @@ static void sroce_fw_grh_image(const struct sroce_fw_pkt *pkt,
 	memset(grh, 0, SROCE_GRH_LEN);
 	if (pkt->net_type == SROCE_NET_ROCE_V1)
 		/* RoCE v1 carries a GRH: the receiver gets it as it came. */
-		memcpy(grh, skb_network_header(pkt->skb), SROCE_GRH_LEN);
+		memcpy(grh, pkt->l3, SROCE_GRH_LEN);
 	else if (pkt->net_type == SROCE_NET_IPV4)
 		/* RoCE v2 over IPv4: the IPv4 header in the last 20 bytes. */
-		memcpy(grh + 20, ip_hdr(pkt->skb), sizeof(struct iphdr));
+		memcpy(grh + 20, pkt->l3, sizeof(struct iphdr));
 	else
-		memcpy(grh, ipv6_hdr(pkt->skb), sizeof(struct ipv6hdr));
+		memcpy(grh, pkt->l3, sizeof(struct ipv6hdr));
 }
 
 /*

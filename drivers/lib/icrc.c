@@ -209,6 +209,34 @@ int sroce_icrc_generate(u8 *l3, size_t len, unsigned int l3_type)
 }
 
 /**
+ * sroce_icrc_verify_split() - check the ICRC of a packet whose L3 and UDP
+ * headers lie apart from it
+ * @l3: the headers, as for sroce_icrc_compute_split()
+ * @l3_len: their length
+ * @pkt: first byte of the BTH
+ * @len: bytes from @pkt through the end of the pad; the ICRC is read from
+ *	the 4 bytes at @pkt + @len
+ * @l3_type: enum sroce_l3_type value describing @l3
+ *
+ * A packet of a train received whole is checked against the headers it
+ * would have had once cut (sroce_train_seg_hdr()).
+ *
+ * Return: 0 if the stored ICRC matches; -EILSEQ if it does not; an error
+ * of sroce_icrc_compute_split() if it cannot be computed.
+ */
+int sroce_icrc_verify_split(const u8 *l3, unsigned int l3_len,
+			    const u8 *pkt, size_t len, unsigned int l3_type)
+{
+	u32 icrc;
+	int err;
+
+	err = sroce_icrc_compute_split(l3, l3_len, pkt, len, l3_type, &icrc);
+	if (err)
+		return err;
+	return icrc == sroce_get_le32(pkt + len) ? 0 : -EILSEQ;
+}
+
+/**
  * sroce_icrc_verify() - check the ICRC of a received packet
  * @l3: first byte of the IPv4 header, IPv6 header or GRH
  * @len: bytes from @l3 through the end of the pad; the ICRC is read from

@@ -693,5 +693,7 @@ int sroce_icrc_compute(const u8 *l3, size_t len, unsigned int l3_type,
 		       u32 *icrc);
 int sroce_icrc_generate(u8 *l3, size_t len, unsigned int l3_type);
 int sroce_icrc_verify(const u8 *l3, size_t len, unsigned int l3_type);
+int sroce_icrc_verify_split(const u8 *l3, unsigned int l3_len,
+			    const u8 *pkt, size_t len, unsigned int l3_type);
 
 #endif /* SROCE_ROCE_HDR_H */

@@ -28,9 +28,10 @@
 /*
  * Minor 2: RESIZE_SRQ, 3: RDMA FLUSH, 4: on-demand paging, 5: byte
  * counters, 6: congestion-control parameters, 7: QoS settings, the
- * congestion counters and QUERY_QP_CC, 8: priority flow control.
+ * congestion counters and QUERY_QP_CC, 8: priority flow control, 9: the
+ * train counters.
  */
-#define SROCE_FW_ABI_MINOR		8
+#define SROCE_FW_ABI_MINOR		9
 
 #define SROCE_FW_NUM_PORTS		1
 #define SROCE_FW_MAX_CQ			0xffff
@@ -755,6 +756,13 @@ enum sroce_stat {
 	SROCE_STAT_RP_CNP_IGNORED,	/* CNPs for a QP whose priority has
 					 * the reaction point off, or that
 					 * does not send
+					 */
+	SROCE_STAT_TX_TRAINS,		/* datagrams of more than one packet
+					 * sent (each packet counts in
+					 * sent_pkts)
+					 */
+	SROCE_STAT_RX_TRAINS,		/* such datagrams received whole, not
+					 * cut by the IP stack first
 					 */
 	SROCE_NUM_STATS,
 };

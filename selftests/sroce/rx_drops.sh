@@ -30,6 +30,12 @@ on_exit "rmdir $inst"
 echo 0 >$inst/options/hash-ptr 2>/dev/null ||
 	ktap_skip_all "the trace instance cannot print raw addresses"
 echo 4096 >$inst/buffer_size_kb
+# The event stays enabled from here on; recording is switched with the
+# instance's tracing_on. Each enable or disable of an event rewrites
+# kernel text on every CPU (static calls), which once wedged a TCG guest
+# (one vCPU looping on the breakpoint of a site being rewritten).
+echo 0 >$inst/tracing_on
+echo 1 >$inst/events/skb/kfree_skb/enable
 on_exit "echo 0 >$inst/events/skb/kfree_skb/enable"
 grep -q '\[sroce\]$' /proc/kallsyms ||
 	ktap_skip_all "/proc/kallsyms shows no sroce symbols"
@@ -46,9 +52,9 @@ counter() {
 
 # trace_start: record drops from now on
 trace_start() {
-	echo 0 >$inst/events/skb/kfree_skb/enable
+	echo 0 >$inst/tracing_on
 	: >$inst/trace
-	echo 1 >$inst/events/skb/kfree_skb/enable
+	echo 1 >$inst/tracing_on
 }
 
 # sroce_drops: stop recording; print the number of drops recorded whose
@@ -58,7 +64,7 @@ trace_start() {
 # and as a symbol with its module on later kernels. A recorded drop whose
 # location cannot be read fails the count (it prints "unreadable ...").
 sroce_drops() {
-	echo 0 >$inst/events/skb/kfree_skb/enable
+	echo 0 >$inst/tracing_on
 	grep ' kfree_skb: ' $inst/trace >"$work/drops"
 	python3 - "$work/drops" <<'EOF'
 import bisect, collections, re, sys

@@ -216,6 +216,15 @@ static void check_train(unsigned int l3_type, u16 first_id)
 		one[ip_len + 7] = 0xcd;
 		memcpy(one + l3_len, pkts + i * SEG_LEN, len);
 		CHECK_EQ(sroce_icrc_verify(one, l3_len + len - 4, l3_type), 0);
+		/* As the receiver of the whole train checks it. */
+		memcpy(hdr, train_hdr, l3_len);
+		sroce_train_seg_hdr(hdr, l3_len, l3_type, first_id, i, len);
+		CHECK_EQ(sroce_icrc_verify_split(hdr, l3_len,
+						 pkts + i * SEG_LEN, len - 4,
+						 l3_type), 0);
+		CHECK_EQ(sroce_icrc_verify_split(train_hdr, l3_len,
+						 pkts + i * SEG_LEN, len - 4,
+						 l3_type), -EILSEQ);
 		/* Another ID (IPv4) or payload length (IPv6) breaks it. */
 		one[5] ^= 1;
 		CHECK_EQ(sroce_icrc_verify(one, l3_len + len - 4, l3_type),
