@@ -342,7 +342,12 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.imm = be32_to_cpu(wqe->wr.ex.imm_data);
 	f.payload_len = len;
 	gen = sroce_fw_odp_gen(fw);
-	err = sroce_fw_send_pkt(fw, qp, train, &f, &path, 0, 0);
+	/*
+	 * The WQEs behind this one may follow in the turn: datagrams of one
+	 * length to one address leave as a train (not to a group).
+	 */
+	err = sroce_fw_send_pkt(fw, qp, train, &f, &path, 0,
+				sroce_fw_sq_behind(qp));
 	if (err == -EAGAIN)
 		return sroce_fw_odp_park(fw, qp, gen) ? SROCE_FW_PAGE_WAIT :
 							SROCE_FW_PAGE_RETRY;

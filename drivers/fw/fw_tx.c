@@ -120,8 +120,9 @@ static bool sroce_fw_train_alloc(struct sroce_fw_train *t,
 	u32 room = 1;
 
 	/*
-	 * RoCE v1 frames have no segmentation offload; a multicast group is
-	 * UD's, whose packets are singles anyway.
+	 * RoCE v1 frames have no segmentation offload; a datagram to a
+	 * multicast group leaves alone (the sender's own groups get a copy
+	 * of each through the internal loopback).
 	 */
 	if (path->net_type != SROCE_NET_ROCE_V1 &&
 	    !sroce_fw_gid_is_mcast(path->dgid) && more)

@@ -12,17 +12,21 @@
 # PFC drain), its function does not take trains: the stack cuts them and
 # each packet is buffered, and the transfer is still byte-exact. Forged
 # trains of junk from a UDP_SEGMENT socket, taken whole by the hook, are
-# counted packet by packet as ICRC failures. Without netfilter
+# counted packet by packet as ICRC failures. UD datagrams of a train,
+# between the namespaces and looped to DEV0 itself, show their own
+# packet's IP header in the receiver's GRH area. Without netfilter
 # (CONFIG_NETFILTER off) the stack cuts every train: the rx_trains checks
 # are skipped.
 . "$(dirname "$0")/lib.sh"
 
 here=$(dirname "$0")
 require_sroce
-[ -x "$here/xfer_verify" ] || ktap_skip_all "xfer_verify not built"
+for p in xfer_verify ud_grh; do
+	[ -x "$here/$p" ] || ktap_skip_all "$p not built"
+done
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
 
-ktap_plan 4
+ktap_plan 7
 
 pfc_link tr 10.89.0 rx_drain_mbps
 make_work_dir
@@ -156,6 +160,36 @@ if wait_until 10 has_v6_gids; then
 else
 	ktap_fail ipv6_trains_whole "no RoCE v2 GIDs for fd89::1/2"
 fi
+
+# UD datagrams posted together leave as trains; each receive's GRH area
+# must show its own packet's IP header (ud_grh checks lengths, the IPv4
+# checksum and IDs, addresses, payloads): between the namespaces over
+# IPv4 and IPv6 (trains taken whole by the hook), and from DEV0 to itself
+# (the internal loopback's trains).
+ud_case() {
+	local name=$1 dev_a=$2 gid_a=$3 dev_b=$4 gid_b=$5 rx_dir out why=''
+	rx_dir=/sys/class/infiniband/$dev_b/ports/1/hw_counters
+	local t0
+	t0=$(cat "$rx_dir/rx_trains")
+	if ! out=$(timeout 60 "$here/ud_grh" -a "$dev_a" -g "$gid_a" \
+			-b "$dev_b" -G "$gid_b" -n 32 -s 512 2>&1); then
+		ktap_fail "$name" "$(tr '\n' ' ' <<<"$out")"
+		return
+	fi
+	ktap_diag "$name: $out, rx_trains +$(( $(cat "$rx_dir/rx_trains") - t0 ))"
+	if [ "$dev_a" = "$dev_b" ] || [ $hook = 1 ]; then
+		[ "$(cat "$rx_dir/rx_trains")" -gt "$t0" ] ||
+			why="no train received whole"
+	fi
+	verdict "$name" "$why"
+}
+ud_case ud_train_grh_ipv4 "$DEV0" "$v4_0" "$DEV1" "$v4_1"
+if [ -n "${v6_0:-}" ]; then
+	ud_case ud_train_grh_ipv6 "$DEV0" "$v6_0" "$DEV1" "$v6_1"
+else
+	ktap_fail ud_train_grh_ipv6 "no RoCE v2 GIDs for fd89::1/2"
+fi
+ud_case ud_train_grh_loopback "$DEV0" "$v4_0" "$DEV0" "$v4_0"
 
 # The receiver's port buffers on (drained far faster than TCG sends):
 # its function leaves trains to the stack, which cuts them; each packet

@@ -73,25 +73,31 @@ udp_in() {
 }
 
 # Port counters of both devices, before and after a case: "SIDE:NAME".
-# One netlink dump for both ("link DEV/1 NAME VALUE NAME VALUE ..." per
-# device): each hw_counters file read would query the device again. With
+# One netlink dump for both ("link DEV/1" and its "NAME VALUE" pairs, on
+# that line up to iproute2 6.1, a pair per line below it from 6.15): each
+# hw_counters file read would query the device again. With
 # them, each side's UDP datagrams delivered ("SIDE:udp_in"): only RoCE
 # uses UDP in these namespaces, so UDP's count is the packets that
 # reached sroce's handler.
 declare -A ctr_before ctr_after
 snapshot() {
 	local -n into=$1
-	local words side i
+	local words side='' i
 	into=()
 	into[0:udp_in]=$(udp_in /proc/net/snmp /proc/net/snmp6)
 	into[1:udp_in]=$(ip netns exec "$NS" cat /proc/net/snmp /proc/net/snmp6 | udp_in)
 	while read -r -a words; do
-		case ${words[1]:-} in
-		"$DEV0/1") side=0 ;;
-		"$DEV1/1") side=1 ;;
-		*) continue ;;
-		esac
-		for (( i = 2; i + 1 < ${#words[@]}; i += 2 )); do
+		i=0
+		if [ "${words[0]:-}" = link ]; then
+			case ${words[1]:-} in
+			"$DEV0/1") side=0 ;;
+			"$DEV1/1") side=1 ;;
+			*) side='' ;;
+			esac
+			i=2
+		fi
+		[ -n "$side" ] || continue
+		for (( ; i + 1 < ${#words[@]}; i += 2 )); do
 			# shellcheck disable=SC2034 # into names the caller's array
 			into[$side:${words[i]}]=${words[i + 1]}
 		done
