@@ -487,7 +487,8 @@ static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 		kfree_skb(skb);
 		return true;
 	}
-	sroce_fw_count(fw, SROCE_STAT_RX_TRAINS);
+	if (!sroce_fw_rxbuf_on(fw))
+		sroce_fw_count(fw, SROCE_STAT_RX_TRAINS);
 	for (i = 0; i < segs && left; i++, pkt += len, left -= len) {
 		len = min(seg_len, left);
 		sroce_fw_train_seg(&t, i, len);
@@ -660,6 +661,25 @@ static bool sroce_fw_ct_unconfirmed(const struct sk_buff *skb)
 }
 
 /*
+ * What the stack would have counted for a train the socket took: IP one
+ * delivery, UDP a datagram per packet.
+ */
+static void sroce_fw_train_mib(struct net *net, u8 pf, struct inet6_dev *idev,
+			       u16 segs)
+{
+	if (pf == NFPROTO_IPV4) {
+		IP_INC_STATS(net, IPSTATS_MIB_INDELIVERS);
+		SNMP_ADD_STATS(net->mib.udp_statistics, UDP_MIB_INDATAGRAMS,
+			       segs);
+		return;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	IP6_INC_STATS(net, idev, IPSTATS_MIB_INDELIVERS);
+	SNMP_ADD_STATS(net->mib.udp_stats_in6, UDP_MIB_INDATAGRAMS, segs);
+#endif
+}
+
+/*
  * A peer's train, taken whole before UDP would cut it. A veth or bridge
  * between namespaces of this host hands a UDP GSO datagram over as it was
  * sent, but a socket with an encapsulation handler only gets it cut into
@@ -669,8 +689,9 @@ static bool sroce_fw_ct_unconfirmed(const struct sk_buff *skb)
  * trains: linear ones a sender on this host built (CHECKSUM_PARTIAL; a
  * NIC's GRO builds paged ones), with the headers the socket would accept
  * (no IPv4 options, no IPv6 extension headers, a UDP length that is the
- * datagram's), packets no shorter than a BTH and an ICRC, and what the
- * socket's path checks first passed (conntrack confirmed, IPsec policy).
+ * datagram's), packets no shorter than a BTH and an ICRC, not assigned to
+ * a socket already (TPROXY, a BPF socket lookup), and what the socket's
+ * path checks first passed (conntrack confirmed, IPsec policy).
  * Everything else, single packets included, goes on to the socket. Runs
  * under RCU; an NFQUEUE verdict may run it in process context.
  */
@@ -678,6 +699,8 @@ static unsigned int sroce_fw_train_in(void *priv, struct sk_buff *skb,
 				      const struct nf_hook_state *state)
 {
 	const struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct inet6_dev *idev = NULL;
+	struct net *net = state->net;
 	unsigned int l3_len;
 	struct udphdr *uh;
 	bool taken;
@@ -686,7 +709,7 @@ static unsigned int sroce_fw_train_in(void *priv, struct sk_buff *skb,
 
 	if (!skb_is_gso(skb) || shinfo->gso_type != SKB_GSO_UDP_L4 ||
 	    skb->ip_summed != CHECKSUM_PARTIAL || skb_is_nonlinear(skb) ||
-	    skb->pkt_type != PACKET_HOST)
+	    skb->pkt_type != PACKET_HOST || skb->sk)
 		return NF_ACCEPT;
 	if (state->pf == NFPROTO_IPV4) {
 		l3_len = sizeof(struct iphdr);
@@ -707,33 +730,28 @@ static unsigned int sroce_fw_train_in(void *priv, struct sk_buff *skb,
 	if (uh->dest != htons(SROCE_ROCE_V2_UDP_DPORT) ||
 	    ntohs(uh->len) != sizeof(*uh) + payload ||
 	    shinfo->gso_size < SROCE_BTH_LEN + 4 ||
-	    payload <= shinfo->gso_size || sroce_fw_ct_unconfirmed(skb))
-		return NF_ACCEPT;
-	if (state->pf == NFPROTO_IPV4 ?
-	    !xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb) :
-	    !xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb))
+	    payload <= shinfo->gso_size)
 		return NF_ACCEPT;
 	segs = DIV_ROUND_UP(payload, shinfo->gso_size);
-	/* The receive path's locks are taken with softirqs off. */
-	local_bh_disable();
-	taken = sroce_fw_rx_train(state->net, skb, shinfo->gso_size, segs,
-				  false);
-	local_bh_enable();
-	if (!taken)
-		return NF_ACCEPT;
-	/*
-	 * What the socket would have counted, a datagram per packet (IP's
-	 * InDelivers, once per datagram, is not).
-	 */
-	if (state->pf == NFPROTO_IPV4)
-		SNMP_ADD_STATS(state->net->mib.udp_statistics,
-			       UDP_MIB_INDATAGRAMS, segs);
 #if IS_ENABLED(CONFIG_IPV6)
-	else
-		SNMP_ADD_STATS(state->net->mib.udp_stats_in6,
-			       UDP_MIB_INDATAGRAMS, segs);
+	/* Its counters outlive the skb under RCU, as the route's device. */
+	if (state->pf == NFPROTO_IPV6)
+		idev = ip6_dst_idev(skb_dst(skb));
 #endif
-	return NF_STOLEN;
+	/*
+	 * With softirqs off, as the socket's path runs and the receive
+	 * path's locks require.
+	 */
+	local_bh_disable();
+	taken = !sroce_fw_ct_unconfirmed(skb) &&
+		(state->pf == NFPROTO_IPV4 ?
+		 xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb) :
+		 xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)) &&
+		sroce_fw_rx_train(net, skb, shinfo->gso_size, segs, false);
+	if (taken)
+		sroce_fw_train_mib(net, state->pf, idev, segs);
+	local_bh_enable();
+	return taken ? NF_STOLEN : NF_ACCEPT;
 }
 
 static const struct nf_hook_ops sroce_fw_train_hooks[] = {

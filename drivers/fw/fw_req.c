@@ -302,6 +302,35 @@ static int sroce_fw_ud_av(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 }
 
 /*
+ * WQEs behind the UD WQE being sent that may join its train: all of them
+ * if the next one is a datagram of the same opcode and length to the same
+ * address, else none (a QP sending round robin to many peers would size a
+ * train for each datagram in vain). The next WQE is read in the ring, not
+ * copied: userspace may rewrite it meanwhile, which sizes a train wrong
+ * at worst.
+ */
+static u32 sroce_fw_ud_behind(struct sroce_fw_qp *qp)
+{
+	const struct rxe_send_wqe *wqe = qp->swqe, *next;
+	u32 behind = sroce_fw_sq_behind(qp);
+
+	if (!behind)
+		return 0;
+	next = sroce_ring_slot(qp->sq, qp->sq_next + 1, qp->sq_mask,
+			       qp->sq_log2_elem);
+	if (READ_ONCE(next->wr.opcode) != wqe->wr.opcode ||
+	    READ_ONCE(next->dma.length) != wqe->dma.length ||
+	    READ_ONCE(next->wr.wr.ud.ah_num) != wqe->wr.wr.ud.ah_num)
+		return 0;
+	/* An address vector in the WQE (librxe before address handles). */
+	if (!wqe->wr.wr.ud.ah_num &&
+	    memcmp(&next->wr.wr.ud.av, &wqe->wr.wr.ud.av,
+		   sizeof(wqe->wr.wr.ud.av)))
+		return 0;
+	return behind;
+}
+
+/*
  * Send one UD WQE. Return: an IB_WC_* status, SROCE_FW_PAGE_WAIT or
  * SROCE_FW_PAGE_RETRY if its data is in an absent page, or SROCE_FW_PACED
  * (nothing done).
@@ -311,7 +340,8 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 	struct sroce_roce_fields f = {};
-	struct sroce_fw_path path;
+	/* Zeroed: trains compare paths whole, padding included. */
+	struct sroce_fw_path path = {};
 	struct sroce_av av;
 	u32 gen;
 	int err;
@@ -343,11 +373,11 @@ static u32 sroce_fw_send_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	f.payload_len = len;
 	gen = sroce_fw_odp_gen(fw);
 	/*
-	 * The WQEs behind this one may follow in the turn: datagrams of one
-	 * length to one address leave as a train (not to a group).
+	 * Datagrams of one length to one address leave as a train (not to a
+	 * group).
 	 */
 	err = sroce_fw_send_pkt(fw, qp, train, &f, &path, 0,
-				sroce_fw_sq_behind(qp));
+				sroce_fw_ud_behind(qp));
 	if (err == -EAGAIN)
 		return sroce_fw_odp_park(fw, qp, gen) ? SROCE_FW_PAGE_WAIT :
 							SROCE_FW_PAGE_RETRY;

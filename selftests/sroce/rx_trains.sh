@@ -37,7 +37,8 @@ ip -n "$NS" addr add fd89::2/64 dev tr1 nodad
 hook=1
 [ -d /proc/net/netfilter ] || hook=0
 
-names="tx_trains rx_trains rcvd_pkts rx_icrc_encapsulated rx_malformed"
+names="tx_trains rx_trains rcvd_pkts rx_icrc_encapsulated rx_malformed
+	$(printf 'rx_prio%u_buf_discard ' 0 1 2 3 4 5 6 7)"
 
 # udp_in [NS]: UDP datagrams delivered in namespace NS ("" = ours), IPv4
 # and IPv6
@@ -89,13 +90,17 @@ rx_still() {
 }
 
 # accounted: on each side every datagram UDP delivered was counted by
-# sroce (received, ICRC failed, malformed); prints what did not add up
+# sroce (received, ICRC failed, malformed, discarded by a full port
+# buffer); prints what did not add up. Only RoCE uses UDP in the guest.
 accounted() {
-	local side udp seen ok=0
+	local side udp seen ok=0 p
 	for side in 0 1; do
 		udp=$(moved $side udp)
 		seen=$(( $(moved $side rcvd_pkts) + $(moved $side rx_icrc_encapsulated) +
 			 $(moved $side rx_malformed) ))
+		for p in 0 1 2 3 4 5 6 7; do
+			seen=$(( seen + $(moved $side rx_prio${p}_buf_discard) ))
+		done
 		if [ "$udp" != "$seen" ]; then
 			echo -n "side $side: UDP delivered $udp, sroce counted $seen; "
 			ok=1
@@ -115,7 +120,10 @@ transfer() {
 		return 1
 	fi
 	rx_last=''
-	wait_until 10 rx_still
+	if ! wait_until 10 rx_still; then
+		ktap_fail "$1" "packets still arriving 10 s after the transfer"
+		return 1
+	fi
 	snap after
 }
 
