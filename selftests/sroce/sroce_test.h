@@ -145,6 +145,30 @@ static inline struct ibv_context *sroce_open_device(const char *name)
 }
 
 /**
+ * struct sroce_test_side - one end of a two-device test program
+ * @name: the device's name
+ * @gid_index: the source GID's index
+ * @ctx: the device, opened
+ * @pd: its protection domain
+ * @cq: the CQ of both its queues
+ * @qp: its QP
+ * @mr: @buf registered
+ * @buf: the program's buffer on this end
+ * @gid: the GID at @gid_index
+ */
+struct sroce_test_side {
+	const char *name;
+	int gid_index;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+};
+
+/**
  * struct sroce_rc_peer - where an RC QP is connected to, and how
  * @dgid: the peer's GID
  * @gid_index: our source GID

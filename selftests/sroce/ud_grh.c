@@ -34,25 +34,13 @@
 #define UDP_HDR_LEN	8
 #define IPV4_HDR_LEN	20
 
-struct side {
-	const char *name;
-	int gid_index;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	union ibv_gid gid;
-};
-
 static int fail(const char *what)
 {
 	fprintf(stderr, "ud_grh: %s\n", what);
 	return 1;
 }
 
-static int side_open(struct side *s, size_t len)
+static int side_open(struct sroce_test_side *s, size_t len)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_UD,
@@ -130,7 +118,7 @@ static uint8_t payload_byte(unsigned int msg, unsigned int i)
  * Check a receive's GRH area and payload, @area; @id gets its IPv4 ID.
  * Return: 0, or 1 with the reason printed.
  */
-static int check_grh(const struct side *a, const struct side *b,
+static int check_grh(const struct sroce_test_side *a, const struct sroce_test_side *b,
 		     const uint8_t *area, unsigned int size, uint16_t *id)
 {
 	unsigned int pkt_len = UD_OVERHEAD + ((size + 3) & ~3u);
@@ -182,7 +170,7 @@ static int check_grh(const struct side *a, const struct side *b,
 
 int main(int argc, char **argv)
 {
-	struct side a = { .gid_index = -1 }, b = { .gid_index = -1 };
+	struct sroce_test_side a = { .gid_index = -1 }, b = { .gid_index = -1 };
 	struct ibv_send_wr swr[MAX_COUNT], *bad_s;
 	struct ibv_recv_wr rwr[MAX_COUNT], *bad_r;
 	struct ibv_sge ssge[MAX_COUNT], rsge[MAX_COUNT];

@@ -50,21 +50,11 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "sroce_test.h"
+
 #define BUF_SIZE	(4u << 20)
 #define MAX_XFER	(256u << 10)
 #define MAX_SGE		4
-
-struct side {
-	const char *name;
-	int gid_index;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	union ibv_gid gid;
-};
 
 static uint64_t rng_state;
 static unsigned int timeout_sec = 60;
@@ -88,21 +78,7 @@ static int fail(const char *what)
 	return -1;
 }
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
-
-static int setup(struct side *s)
+static int setup(struct sroce_test_side *s)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
@@ -110,7 +86,7 @@ static int setup(struct side *s)
 			 .max_send_sge = MAX_SGE, .max_recv_sge = MAX_SGE },
 	};
 
-	s->ctx = open_dev(s->name);
+	s->ctx = sroce_open_device(s->name);
 	if (!s->ctx)
 		return 4;
 	s->pd = ibv_alloc_pd(s->ctx);
@@ -131,7 +107,7 @@ static int setup(struct side *s)
 	return 0;
 }
 
-static int connect_qp(struct side *s, const struct side *peer)
+static int connect_qp(struct sroce_test_side *s, const struct sroce_test_side *peer)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -176,7 +152,7 @@ static int connect_qp(struct side *s, const struct side *peer)
 }
 
 /* Split [0, len) into n pieces placed at random, non-overlapping spots. */
-static int make_sges(struct side *s, uint32_t len, struct ibv_sge *sge,
+static int make_sges(struct sroce_test_side *s, uint32_t len, struct ibv_sge *sge,
 		     uint32_t region)
 {
 	int n = 1 + rnd() % MAX_SGE, i;
@@ -254,7 +230,7 @@ static int same_bytes(const struct ibv_sge *a, int na, const struct ibv_sge *b,
 	return 1;
 }
 
-static int wait_wc(struct side *s, int want, struct ibv_wc *out)
+static int wait_wc(struct sroce_test_side *s, int want, struct ibv_wc *out)
 {
 	time_t end = time(NULL) + timeout_sec;
 	int got = 0, n;
@@ -283,14 +259,14 @@ static int wait_wc(struct side *s, int want, struct ibv_wc *out)
 enum op { OP_SEND, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_NUM };
 static const char *const op_name[] = { "send", "write", "write_imm", "read" };
 
-static int one(struct side *a, struct side *b, enum op op, uint32_t len)
+static int one(struct sroce_test_side *a, struct sroce_test_side *b, enum op op, uint32_t len)
 {
 	struct ibv_sge src[MAX_SGE], dst[MAX_SGE];
 	struct ibv_send_wr wr = {}, *bad;
 	struct ibv_recv_wr rwr = {}, *rbad;
 	struct ibv_wc wc[2];
 	/* READ pulls from b into a; the others push from a into b. */
-	struct side *from = op == OP_READ ? b : a, *to = op == OP_READ ? a : b;
+	struct sroce_test_side *from = op == OP_READ ? b : a, *to = op == OP_READ ? a : b;
 	int ns, nd;
 
 	/* The remote side of a WRITE or READ is one contiguous range. */
@@ -408,12 +384,12 @@ static uint64_t rnd64(void)
 	return (uint64_t)rnd() << 32 | rnd();
 }
 
-static uint64_t *atomic_word(struct side *s, int k)
+static uint64_t *atomic_word(struct sroce_test_side *s, int k)
 {
 	return (uint64_t *)(s->buf + ATOMIC_AREA) + k;
 }
 
-static void pairs_init(struct side *b)
+static void pairs_init(struct sroce_test_side *b)
 {
 	int k;
 
@@ -424,7 +400,7 @@ static void pairs_init(struct side *b)
 }
 
 /* The READ or atomic of pair @k into @w; updates the atomic model. */
-static void pair_first(struct side *a, struct side *b, struct pair *q, int k,
+static void pair_first(struct sroce_test_side *a, struct sroce_test_side *b, struct pair *q, int k,
 		       struct ibv_send_wr *w)
 {
 	uint64_t old = atomic_model[k];
@@ -472,7 +448,7 @@ static void pair_first(struct side *a, struct side *b, struct pair *q, int k,
 	}
 }
 
-static int pairs_round(struct side *a, struct side *b, struct pair_count *c)
+static int pairs_round(struct sroce_test_side *a, struct sroce_test_side *b, struct pair_count *c)
 {
 	struct pair p[PAIRS_MAX];
 	struct ibv_send_wr wr[2 * PAIRS_MAX], *bad;
@@ -589,7 +565,7 @@ static long long now_ms(void)
 }
 
 /* -e: a local error behind an outstanding SEND completes after it. */
-static int error_order(struct side *a, struct side *b)
+static int error_order(struct sroce_test_side *a, struct sroce_test_side *b)
 {
 	static const enum ibv_wc_status want[3] = {
 		IBV_WC_SUCCESS, IBV_WC_LOC_PROT_ERR, IBV_WC_WR_FLUSH_ERR,
@@ -671,7 +647,7 @@ static int error_order(struct side *a, struct side *b)
 
 int main(int argc, char **argv)
 {
-	struct side a = { .gid_index = -1 }, b = { .gid_index = -1 };
+	struct sroce_test_side a = { .gid_index = -1 }, b = { .gid_index = -1 };
 	unsigned long iters = 200, i, bytes = 0, count[OP_NUM] = {};
 	struct pair_count pc = {};
 	int opt, ret, pairs = 0, err_order = 0;
