@@ -392,30 +392,11 @@ drop:
  */
 struct sroce_fw_rx_train {
 	__be16 protocol;
-	/* Aligned for ip_fast_csum(). */
-	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)] __aligned(4);
+	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
 	unsigned int l3_len;
 	unsigned int l3_type;
 	u16 first_id;
 };
-
-/*
- * @t's headers as packet @index, of @len bytes, would have had them: the
- * ICRC covers them, a UD receiver's GRH area shows them (IPv4: with its
- * header checksum, which the ICRC does not cover).
- */
-static void sroce_fw_train_seg(struct sroce_fw_rx_train *t, u16 index,
-			       u32 len)
-{
-	struct iphdr *iph = (struct iphdr *)t->hdr;
-
-	sroce_train_seg_hdr(t->hdr, t->l3_len, t->l3_type, t->first_id,
-			    index, len);
-	if (t->l3_type == SROCE_L3_IPV4) {
-		iph->check = 0;
-		iph->check = ip_fast_csum(iph, iph->ihl);
-	}
-}
 
 /* The packet of @len bytes at @pkt, behind @t's headers, as a datagram. */
 static struct sk_buff *sroce_fw_train_seg_copy(const struct sroce_fw_rx_train *t,
@@ -491,7 +472,8 @@ static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 		sroce_fw_count(fw, SROCE_STAT_RX_TRAINS);
 	for (i = 0; i < segs && left; i++, pkt += len, left -= len) {
 		len = min(seg_len, left);
-		sroce_fw_train_seg(&t, i, len);
+		sroce_train_seg_hdr(t.hdr, t.l3_len, t.l3_type, t.first_id, i,
+				    len);
 		if (unlikely(internal && sroce_fw_rxbuf_on(fw))) {
 			struct sk_buff *one;
 

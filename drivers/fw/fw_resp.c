@@ -18,6 +18,7 @@
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <net/checksum.h>
 #include <rdma/ib_verbs.h>
 
 #include <rdma/ib_mad.h>
@@ -84,14 +85,23 @@ static void sroce_fw_grh_image(const struct sroce_fw_pkt *pkt,
 			       u8 grh[SROCE_GRH_LEN])
 {
 	memset(grh, 0, SROCE_GRH_LEN);
-	if (pkt->net_type == SROCE_NET_ROCE_V1)
+	if (pkt->net_type == SROCE_NET_ROCE_V1) {
 		/* RoCE v1 carries a GRH: the receiver gets it as it came. */
 		memcpy(grh, pkt->l3, SROCE_GRH_LEN);
-	else if (pkt->net_type == SROCE_NET_IPV4)
-		/* RoCE v2 over IPv4: the IPv4 header in the last 20 bytes. */
-		memcpy(grh + 20, pkt->l3, sizeof(struct iphdr));
-	else
+	} else if (pkt->net_type == SROCE_NET_IPV4) {
+		struct iphdr *iph = (struct iphdr *)(grh + 20);
+
+		/*
+		 * RoCE v2 over IPv4: the IPv4 header in the last 20 bytes,
+		 * its checksum made here (a train's packets have headers
+		 * rebuilt without one).
+		 */
+		memcpy(iph, pkt->l3, sizeof(*iph));
+		iph->check = 0;
+		iph->check = ip_fast_csum(iph, sizeof(*iph) / 4);
+	} else {
 		memcpy(grh, pkt->l3, sizeof(struct ipv6hdr));
+	}
 }
 
 /*
@@ -147,7 +157,7 @@ static void sroce_fw_recv_ud(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		.wc_flags = SROCE_CQE_GRH,
 		.port_num = 1,
 	};
-	u8 grh[SROCE_GRH_LEN];
+	u8 grh[SROCE_GRH_LEN] __aligned(4);
 	u64 capacity = 0;
 	u32 qkey, i;
 	int err;
