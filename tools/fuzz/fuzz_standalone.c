@@ -630,8 +630,9 @@ int main(int argc, char **argv)
 	       sroce_fuzz_stats.parsed);
 	for (a = 1; a <= SROCE_OPK_CNP; a++)
 		printf(" %llu", sroce_fuzz_stats.per_kind[a]);
-	printf("), %llu ICRCs computed, %llu matched\n",
-	       sroce_fuzz_stats.icrc_computed, sroce_fuzz_stats.icrc_matched);
+	printf("), %llu ICRCs computed, %llu matched, %llu train packets\n",
+	       sroce_fuzz_stats.icrc_computed, sroce_fuzz_stats.icrc_matched,
+	       sroce_fuzz_stats.train_pkts);
 	printf("fuzz: %llu pause frames accepted, %llu buffer operations\n",
 	       sroce_fuzz_stats.pauses_parsed, sroce_fuzz_stats.buf_ops);
 	printf("fuzz: %llu MODIFY_QP checks (%llu accepted as given), ",

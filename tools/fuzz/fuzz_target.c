@@ -124,6 +124,107 @@ static void fuzz_transport(const u8 *p, size_t n)
 		    info2.payload_len == info.payload_len);
 }
 
+/*
+ * One packet of a train cut apart as UDP segmentation cuts it, written
+ * apart from sroce_train_seg_hdr(): the train's headers, its own lengths
+ * and, IPv4, its own ID; checksums the stack would recompute scrambled.
+ */
+static void fuzz_train_cut(u8 *cut, const u8 *train_hdr, unsigned int l3_len,
+			   unsigned int l3_type, u16 id, size_t len)
+{
+	unsigned int ip_len = l3_len - SROCE_UDP_HDR_LEN;
+
+	memcpy(cut, train_hdr, l3_len);
+	if (l3_type == SROCE_L3_IPV4) {
+		cut[2] = (u8)((l3_len + len) >> 8);
+		cut[3] = (u8)(l3_len + len);
+		cut[4] = (u8)(id >> 8);
+		cut[5] = (u8)id;
+		cut[10] ^= 0x5a;
+	} else {
+		cut[4] = (u8)((SROCE_UDP_HDR_LEN + len) >> 8);
+		cut[5] = (u8)(SROCE_UDP_HDR_LEN + len);
+	}
+	cut[ip_len + 4] = (u8)((SROCE_UDP_HDR_LEN + len) >> 8);
+	cut[ip_len + 5] = (u8)(SROCE_UDP_HDR_LEN + len);
+	cut[ip_len + 6] ^= 0xa5;
+}
+
+/*
+ * The same bytes as a train received whole: the IP and UDP headers, then
+ * packets of one length (the UDP checksum, which no ICRC covers, picks
+ * it), the last maybe shorter. Each packet's ICRC checked against the
+ * headers it would have had once cut, as the receive hook checks it
+ * (sroce_train_seg_hdr() rewriting one copy in turn,
+ * sroce_icrc_verify_split()), must agree with the check of the packet cut
+ * apart here (fuzz_train_cut()). Then, signed as the sender signs a train, every packet
+ * passes, and a changed PSN fails its own packet only.
+ */
+static void fuzz_train(const u8 *p, size_t n, unsigned int l3_type)
+{
+	static u8 train[FUZZ_PKT_MAX];
+	static u8 cut[SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN + FUZZ_PKT_MAX];
+	u8 hdr[SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN];
+	unsigned int l3_len = SROCE_UDP_HDR_LEN +
+			      (l3_type == SROCE_L3_IPV4 ? SROCE_IPV4_HDR_LEN :
+			       SROCE_IPV6_HDR_LEN);
+	size_t total, off, len, seg_len, bad_off = 0;
+	unsigned int pass, bad_index;
+	u16 first_id = 0, i;
+	int split, whole;
+	u32 icrc;
+
+	if (n <= l3_len || n - l3_len > sizeof(train))
+		return;
+	total = n - l3_len;
+	seg_len = SROCE_BTH_LEN + SROCE_ICRC_LEN +
+		  sroce_get_be16(p + l3_len - 2) % 512;
+	bad_index = p[l3_len - 4] % (total / seg_len + 1);
+	if (l3_type == SROCE_L3_IPV4)
+		first_id = sroce_get_be16(p + 4);
+	memcpy(train, p + l3_len, total);
+
+	/* 0: as given; 1: signed; 2: signed, one PSN changed. */
+	for (pass = 0; pass < 3; pass++) {
+		memcpy(hdr, p, l3_len);
+		for (off = 0, i = 0; off < total; off += len, i++) {
+			len = total - off < seg_len ? total - off : seg_len;
+			sroce_train_seg_hdr(hdr, l3_len, l3_type, first_id, i,
+					    len);
+			if (len < SROCE_ICRC_LEN)
+				continue;	/* counted as an ICRC error */
+			if (pass == 1 &&
+			    !sroce_icrc_compute_split(hdr, l3_len, train + off,
+						      len - SROCE_ICRC_LEN,
+						      l3_type, &icrc))
+				sroce_put_le32(train + off + len -
+					       SROCE_ICRC_LEN, icrc);
+			split = sroce_icrc_verify_split(hdr, l3_len,
+							train + off,
+							len - SROCE_ICRC_LEN,
+							l3_type);
+			fuzz_train_cut(cut, p, l3_len, l3_type,
+				       (u16)(first_id + i), len);
+			memcpy(cut + l3_len, train + off, len);
+			whole = sroce_icrc_verify(cut, l3_len + len -
+						  SROCE_ICRC_LEN, l3_type);
+			FUZZ_ASSERT(split == whole);
+			sroce_fuzz_stats.train_pkts++;
+			if (pass == 1)
+				FUZZ_ASSERT(split != -EILSEQ);
+			if (pass == 2)
+				FUZZ_ASSERT((split == -EILSEQ) ==
+					    (i == bad_index));
+			if (pass == 1 && i == bad_index && !split)
+				bad_off = off + 1;
+		}
+		if (pass == 1 && !bad_off)
+			break;		/* no packet to change */
+		if (pass == 1)
+			train[bad_off - 1 + 11] ^= 1;	/* its PSN */
+	}
+}
+
 static void fuzz_icrc(const u8 *p, size_t n, unsigned int l3_type)
 {
 	static u8 copy[FUZZ_PKT_MAX + SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN];
@@ -134,6 +235,8 @@ static void fuzz_icrc(const u8 *p, size_t n, unsigned int l3_type)
 	u32 icrc, icrc2;
 	int ret;
 
+	if (l3_type != SROCE_L3_GRH)
+		fuzz_train(p, n, l3_type);
 	if (n < SROCE_ICRC_LEN)
 		return;
 	ret = sroce_icrc_compute(p, n - SROCE_ICRC_LEN, l3_type, &icrc);

@@ -8,7 +8,8 @@
  *   0                 a transport packet (BTH .. ICRC) for
  *                     sroce_roce_parse();
  *   1, 5, 9           an IPv4 packet (L3 header .. ICRC) for the ICRC
- *                     functions, whose transport part is then parsed too;
+ *                     functions, whose transport part is then parsed too,
+ *                     and the same bytes as a train received whole;
  *   2, 6, 10          the same behind IPv6;
  *   3, 7, 11          the same behind a GRH (RoCE v1);
  *   4, 12             a MAC Control body (opcode ..) for
@@ -75,6 +76,7 @@ struct sroce_fuzz_stats {
 	unsigned long long per_kind[16];	/* ... by enum sroce_op_kind */
 	unsigned long long icrc_computed;	/* L3 packets with an ICRC */
 	unsigned long long icrc_matched;	/* ... whose stored ICRC is right */
+	unsigned long long train_pkts;	/* packets of trains checked */
 	unsigned long long pauses_parsed;	/* PFC and PAUSE bodies accepted */
 	unsigned long long buf_ops;	/* PFC receive buffer operations */
 	unsigned long long qp_checks;	/* MODIFY_QP requests checked */
