@@ -10,6 +10,7 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/crc32.h>
 #include <linux/hmm.h>
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
@@ -295,5 +296,20 @@ static inline void sroce_odp_dirty(struct ib_umem_odp *umem, size_t index)
 {
 }
 #endif
+
+/*
+ * Whether crc32_le() runs an accelerated form on this CPU, which the ICRC
+ * should then use rather than folding (drivers/lib/icrc.c). Where
+ * crc32_optimizations() does not exist, x86's crc32_le() is the generic
+ * table code; other architectures' may use CRC instructions.
+ */
+static inline bool sroce_crc32_le_accelerated(void)
+{
+#ifdef SROCE_HAVE_CRC32_OPTIMIZATIONS
+	return crc32_optimizations() & CRC32_LE_OPTIMIZATION;
+#else
+	return !IS_ENABLED(CONFIG_X86);
+#endif
+}
 
 #endif /* SROCE_COMPAT_H */

@@ -684,6 +684,14 @@ enum sroce_l3_type {
  */
 u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len);
 
+/*
+ * The same CRC by folding (icrc.c), for environments whose primitive has
+ * no accelerated form: they call it from sroce_crc32_le() for inputs of
+ * at least SROCE_CRC32_FOLD_MIN bytes; it hands sroce_crc32_le() fewer.
+ */
+#define SROCE_CRC32_FOLD_MIN	64
+u32 sroce_crc32_fold(u32 crc, const u8 *p, size_t len);
+
 void sroce_train_seg_hdr(u8 *hdr, unsigned int l3_len, unsigned int l3_type,
 			 u16 first_id, u16 index, u32 len);
 int sroce_icrc_compute_split(const u8 *l3, unsigned int l3_len,

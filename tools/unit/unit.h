@@ -7,6 +7,8 @@
 #ifndef SROCE_UNIT_H
 #define SROCE_UNIT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 extern int unit_failures;
@@ -35,6 +37,8 @@ struct unit_test {
 	void (*fn)(void);
 };
 
+/* crc32_host.c: the byte-at-a-time CRC-32, not folded. */
+uint32_t crc32_host_bytewise(uint32_t crc, const uint8_t *p, size_t len);
 
 /* Test suites, one array per file. */
 extern const struct unit_test cmd_codec_tests[];
