@@ -300,15 +300,15 @@ static inline void sroce_odp_dirty(struct ib_umem_odp *umem, size_t index)
 /*
  * Whether crc32_le() runs an accelerated form on this CPU, which the ICRC
  * should then use rather than folding (drivers/lib/icrc.c). Where
- * crc32_optimizations() does not exist, x86's crc32_le() is the generic
- * table code; other architectures' may use CRC instructions.
+ * crc32_optimizations() does not exist, only arm64's crc32_le() uses CRC
+ * instructions; x86's and the others' are the generic table code.
  */
 static inline bool sroce_crc32_le_accelerated(void)
 {
 #ifdef SROCE_HAVE_CRC32_OPTIMIZATIONS
 	return crc32_optimizations() & CRC32_LE_OPTIMIZATION;
 #else
-	return !IS_ENABLED(CONFIG_X86);
+	return IS_ENABLED(CONFIG_ARM64);
 #endif
 }
 

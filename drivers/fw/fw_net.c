@@ -60,8 +60,9 @@ static bool sroce_fw_crc_fold __read_mostly;
  *
  * drivers/lib/icrc.c is shared with userspace, which brings its own. The
  * kernel's crc32_le() where it is accelerated; else, for long inputs, the
- * fold, which needs no table lookups: two to four times the speed of the
- * generic table code (Documentation/benchmarks.md, "CRC by folding").
+ * fold, which needs no table lookups: 1.8 times slice-by-8 natively, 2.75
+ * times under TCG, where it is 8 times the byte-at-a-time generic code
+ * (Documentation/benchmarks.md, "CRC by folding").
  *
  * Return: the updated CRC.
  */

@@ -36,8 +36,8 @@
  * and leaves the remainder mod P, hence the CRC, unchanged; it flips the
  * bits 300 - e places further on for each lower term x^e: 145, 183, 211
  * and 300. In the reflected bit order (bit k of a little-endian 64-bit
- * word is message bit 64 * i + k) each word folds forward, with shifts
- * only, into the two to five words after it, which are kept in registers:
+ * word is message bit 64 * i + k) each word folds forward, with shifts and
+ * XORs, into the 2nd to 5th words after it, which are kept in registers:
  * 145 = 2 * 64 + 17, 183 = 2 * 64 + 55, 211 = 3 * 64 + 19, 300 = 4 * 64 +
  * 44. Once every word but the last five is folded the message is zeros
  * followed by a tail of 40 to 47 bytes, and zeros do not move a CRC that
@@ -46,6 +46,11 @@
  * where slice-by-8 CRC runs at a quarter of memcpy's speed).
  */
 #define SROCE_CRC32_FOLD_AHEAD	5	/* words a fold reaches past its own */
+
+/* The tail goes to sroce_crc32_le(), which must not fold it again. */
+#if SROCE_CRC32_FOLD_MIN < (SROCE_CRC32_FOLD_AHEAD + 1) * 8
+#error "SROCE_CRC32_FOLD_MIN must exceed the fold's longest tail"
+#endif
 
 static inline u64 sroce_crc32_word(const u8 *p)
 {
