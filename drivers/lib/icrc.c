@@ -87,6 +87,7 @@ u32 sroce_crc32_fold(u32 crc, const u8 *p, size_t len)
 {
 	u64 w0 = crc, w1 = 0, w2 = 0, w3 = 0, w4 = 0, x;
 	u8 tail[(SROCE_CRC32_FOLD_AHEAD + 1) * sizeof(u64)];
+	const size_t ahead = SROCE_CRC32_FOLD_AHEAD * sizeof(u64);
 	size_t words = len / sizeof(u64), k;
 
 	if (len < SROCE_CRC32_FOLD_MIN)
@@ -105,7 +106,7 @@ u32 sroce_crc32_fold(u32 crc, const u8 *p, size_t len)
 	sroce_crc32_unfold(tail + 24, p + 24, w3);
 	sroce_crc32_unfold(tail + 32, p + 32, w4);
 	len -= k * sizeof(u64);
-	memcpy(tail + 40, p + 40, len - 40);
+	memcpy(tail + ahead, p + ahead, len - ahead);
 	return sroce_crc32_le(0, tail, len);
 }
 

@@ -30,6 +30,7 @@
 #include "lib/qp_state.h"
 #include "lib/roce_hdr.h"
 #include "fuzz_target.h"
+#include "train_cut.h"
 
 struct sroce_fuzz_stats sroce_fuzz_stats;
 
@@ -125,41 +126,13 @@ static void fuzz_transport(const u8 *p, size_t n)
 }
 
 /*
- * One packet of a train cut apart as UDP segmentation cuts it, written
- * apart from sroce_train_seg_hdr(): the train's headers, its own lengths
- * and, IPv4, its own ID; checksums the stack would recompute scrambled.
- */
-static void fuzz_train_cut(u8 *cut, const u8 *train_hdr, unsigned int l3_len,
-			   unsigned int l3_type, u16 id, size_t len)
-{
-	unsigned int ip_len = l3_len - SROCE_UDP_HDR_LEN;
-
-	memcpy(cut, train_hdr, l3_len);
-	if (l3_type == SROCE_L3_IPV4) {
-		cut[2] = (u8)((l3_len + len) >> 8);
-		cut[3] = (u8)(l3_len + len);
-		cut[4] = (u8)(id >> 8);
-		cut[5] = (u8)id;
-		cut[10] ^= 0x5a;
-		cut[11] ^= 0xa5;
-	} else {
-		cut[4] = (u8)((SROCE_UDP_HDR_LEN + len) >> 8);
-		cut[5] = (u8)(SROCE_UDP_HDR_LEN + len);
-	}
-	cut[ip_len + 4] = (u8)((SROCE_UDP_HDR_LEN + len) >> 8);
-	cut[ip_len + 5] = (u8)(SROCE_UDP_HDR_LEN + len);
-	cut[ip_len + 6] ^= 0xa5;
-	cut[ip_len + 7] ^= 0x5a;
-}
-
-/*
  * The same bytes as a train received whole: the IP and UDP headers, then
  * packets of one length (the UDP checksum, which no ICRC covers, picks
  * it), the last maybe shorter. Each packet's ICRC checked against the
  * headers it would have had once cut, as the receive hook checks it
  * (sroce_train_seg_hdr() rewriting one copy in turn,
  * sroce_icrc_verify_split()), must agree with the check of the packet cut
- * apart here (fuzz_train_cut()): this tests sroce_train_seg_hdr() against
+ * apart here (train_cut_hdr()): this tests sroce_train_seg_hdr() against
  * an independent cut. Then each packet's ICRC is computed for its header
  * (the library calls the sender's loop in fw_net.c makes; the loops
  * themselves are the driver's, not exercised here): every packet passes,
@@ -208,8 +181,8 @@ static void fuzz_train(const u8 *p, size_t n, unsigned int l3_type)
 							train + off,
 							len - SROCE_ICRC_LEN,
 							l3_type);
-			fuzz_train_cut(cut, p, l3_len, l3_type,
-				       (u16)(first_id + i), len);
+			train_cut_hdr(cut, p, l3_len, l3_type,
+				      (u16)(first_id + i), len);
 			memcpy(cut + l3_len, train + off, len);
 			whole = sroce_icrc_verify(cut, l3_len + len -
 						  SROCE_ICRC_LEN, l3_type);

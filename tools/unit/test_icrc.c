@@ -8,6 +8,7 @@
 #include "lib/roce_hdr.h"
 #include "unit.h"
 #include "icrc_vectors.h"
+#include "train_cut.h"
 
 /* An exact-size heap copy of a vector's frame, so ASan sees over-reads. */
 static u8 *frame_copy(const struct sroce_icrc_vector *v)
@@ -212,8 +213,8 @@ static void test_icrc_split(void)
 /*
  * A train: packets of one length (the last shorter) behind one IP and UDP
  * header, each packet's ICRC computed as the driver does, for the header
- * sroce_train_seg_hdr() says it gets. Cut apart here as UDP segmentation
- * does (each packet its own datagram, the train's header with its own
+ * sroce_train_seg_hdr() says it gets. Cut apart as UDP segmentation
+ * does (train_cut_hdr()) (each packet its own datagram, the train's header with its own
  * lengths and, IPv4, the next ID), every packet must verify as a single.
  */
 static void check_train(unsigned int l3_type, u16 first_id)
@@ -265,22 +266,8 @@ static void check_train(unsigned int l3_type, u16 first_id)
 	for (i = 0; i < SEGS; i++) {
 		u32 len = i == SEGS - 1 ? LAST_LEN : SEG_LEN;
 
-		memcpy(one, train_hdr, l3_len);
-		if (l3_type == SROCE_L3_IPV4) {
-			one[2] = (l3_len + len) >> 8;
-			one[3] = (l3_len + len) & 0xff;
-			one[4] = ((first_id + i) >> 8) & 0xff;
-			one[5] = (first_id + i) & 0xff;
-			one[10] = 0x12;			/* a checksum */
-			one[11] = 0x34;
-		} else {
-			one[4] = (8 + len) >> 8;
-			one[5] = (8 + len) & 0xff;
-		}
-		one[ip_len + 4] = (8 + len) >> 8;
-		one[ip_len + 5] = (8 + len) & 0xff;
-		one[ip_len + 6] = 0xab;			/* a UDP checksum */
-		one[ip_len + 7] = 0xcd;
+		train_cut_hdr(one, train_hdr, l3_len, l3_type,
+			      (u16)(first_id + i), len);
 		memcpy(one + l3_len, pkts + i * SEG_LEN, len);
 		CHECK_EQ(sroce_icrc_verify(one, l3_len + len - 4, l3_type), 0);
 		/* As the receiver of the whole train checks it. */
