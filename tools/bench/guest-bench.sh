@@ -15,7 +15,7 @@
 #
 # usage: guest-bench.sh [--quick] [--reps N] [--deadline UPTIME_SECS]
 #                       [--tests LIST]
-#                       [--host-load STR] [--base-ko FILE]
+#                       [--host-load STR] [--base-ko FILE [--base-name NAME]]
 #   --reps: repetitions of every test (default 3, 1 with --quick); the
 #   table gives their median.
 #   --deadline: guest uptime by which the script must have finished (the host
@@ -23,7 +23,7 @@
 #   reported as "skip" instead of running into the harness's timeout.
 set -u
 
-quick=0 deadline=0 host_load='' want_reps='' base_ko='' only=''
+quick=0 deadline=0 host_load='' want_reps='' base_ko='' base_name='' only=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--deadline) deadline=$2; shift ;;
 	--host-load) host_load=$2; shift ;;
 	--base-ko) base_ko=$2; shift ;;
+	--base-name) base_name=$2; shift ;;
 	--tests) only=$2; shift ;;
 	*) echo "guest-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -152,6 +153,9 @@ gid_v4() {
 # table (the first data line after the last "#bytes" header line). Header
 # names may contain blanks ("BW average[MB/sec]", "99% percentile[usec]"):
 # words are joined until one that ends a name (has "]" or starts with "#").
+# perftest 25 (trixie on) writes "[MiB/sec]" where 4.5 and 23 (bookworm)
+# wrote "[MB/sec]" for the same figure (bytes / 2^20 per second): the
+# names are compared in the older spelling.
 column() {
 	awk -v want="$2" '
 	/#bytes/ {
@@ -160,6 +164,7 @@ column() {
 			name = name == "" ? $i : name " " $i
 			if ($i ~ /\]/ || $i ~ /^#/) {
 				n++
+				sub(/\[MiB\/sec\]/, "[MB/sec]", name)
 				if (name == want) col = n
 				name = ""
 			}
@@ -373,7 +378,7 @@ swap_to() {
 # same drift of a shared host, a linear one cancelling out. The module the
 # harness loaded is this build's.
 if [ -n "$base_ko" ]; then
-	log "1-2b/4 sroce loopback and netns, rounds of this build ($SROCE_KO) and the base module $base_ko in ABBA order"
+	log "1-2b/4 sroce loopback and netns, rounds of this build ($SROCE_KO) and the base module ${base_name:-$base_ko} in ABBA order"
 else
 	log "1-2/4 sroce loopback (sroce0 <-> sroce0, 127.0.0.1) and netns (server sroce1 in $ns, client sroce0 -> $addr1)"
 fi
@@ -568,7 +573,7 @@ rank_p() {
 # The A/B table: this build against the base module, same boot.
 ab_table() {
 	local r
-	printf '\n%s\n' "A/B: this build against the base module $base_ko"
+	printf '\n%s\n' "A/B: this build against the base module ${base_name:-$base_ko}"
 	printf '%-24s %-6s %9s %9s %7s %5s %9s %9s %7s %5s\n' test unit \
 		"sroce lo" "base lo" lo/base p "sroce ns" "base ns" ns/base p
 	printf '%s\n' "$(printf '%.0s-' {1..97})"

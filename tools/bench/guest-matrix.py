@@ -70,7 +70,9 @@ def perftest_figures(text):
     """The result row of perftest output TEXT as {column name: string}:
     the first data line after the last "#bytes" header. Header names may
     hold blanks ("BW average[MB/sec]"): words are joined until one that
-    ends a name (has "]" or starts with "#")."""
+    ends a name (has "]" or starts with "#"). perftest 25 (trixie on)
+    writes "[MiB/sec]" for what 4.5 and 23 wrote as "[MB/sec]" (bytes /
+    2^20 per second): names are given in the older spelling."""
     names, row, armed = [], {}, False
     for line in text.splitlines():
         words = line.split()
@@ -79,7 +81,7 @@ def perftest_figures(text):
             for w in words:
                 name = f"{name} {w}" if name else w
                 if "]" in w or w.startswith("#"):
-                    names.append(name)
+                    names.append(name.replace("[MiB/sec]", "[MB/sec]"))
                     name = ""
             armed = True
         elif armed and words and words[0].isdigit():

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -99,6 +100,20 @@ class GuestParsers(unittest.TestCase):
         m = gm.perftest_metrics("write_bw", WRITE_BW)
         self.assertEqual(m, {"bw": 78.5, "msg_rate": 0.001256, "iters": 3768, "size": 65536})
         self.assertEqual(gm.perftest_mtu(WRITE_BW), 1024)
+
+    def test_perftest_25_mib_header(self):
+        # perftest 25 (trixie, sid) names the same figure MiB/sec.
+        text = WRITE_BW.replace("[MB/sec]", "[MiB/sec]")
+        self.assertEqual(gm.perftest_metrics("write_bw", text)["bw"], 78.5)
+        with tempfile.NamedTemporaryFile("w", suffix=".out") as f:
+            f.write(text)
+            f.flush()
+            script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest-bench.sh")
+            out = subprocess.run(
+                ["bash", "-c", f'eval "$(sed -n "/^column() {{/,/^}}/p" "{script}")"; '
+                 f'column "{f.name}" "BW average[MB/sec]"'],
+                capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.strip(), "78.50")
 
     def test_perftest_lat(self):
         self.assertEqual(gm.perftest_metrics("send_lat", SEND_LAT), {"t_typ": 12.51, "t_avg": 13.2})
