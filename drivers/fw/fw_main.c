@@ -519,15 +519,22 @@ struct sroce_fw_dev *sroce_fw_attach(struct net_device *ndev,
 	xa_init_flags(&fw->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->ahs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&fw->srqs, XA_FLAGS_ALLOC1);
-	if (sroce_fw_cc_init(fw)) {
-		kfree(fw);
-		return ERR_PTR(-ENOMEM);
-	}
+	fw->stats = alloc_percpu(struct sroce_fw_stats);
+	if (!fw->stats)
+		goto err_free_fw;
+	if (sroce_fw_cc_init(fw))
+		goto err_free_stats;
 
 	fw->ndev = ndev;
 	netdev_hold(ndev, &fw->ndev_tracker, GFP_KERNEL);
 	sroce_fw_port_attach(fw);
 	return fw;
+
+err_free_stats:
+	free_percpu(fw->stats);
+err_free_fw:
+	kfree(fw);
+	return ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -585,6 +592,7 @@ void sroce_fw_detach(struct sroce_fw_dev *fw)
 	tasklet_kill(&fw->ceq_tasklet);
 	netdev_put(fw->ndev, &fw->ndev_tracker);
 	sroce_fw_cc_free(fw);
+	free_percpu(fw->stats);
 	kfree(fw);
 }
 

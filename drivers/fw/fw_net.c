@@ -1411,10 +1411,10 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		goto err_drop;
 	}
 	/* The skb holds the transport packets, their ICRCs included. */
-	atomic64_add(segs, &fw->stats[SROCE_STAT_TX_PKTS]);
+	sroce_fw_count_add(fw, SROCE_STAT_TX_PKTS, segs);
 	if (segs > 1)
 		sroce_fw_count(fw, SROCE_STAT_TX_TRAINS);
-	atomic64_add(skb->len, &fw->stats[SROCE_STAT_TX_BYTES]);
+	sroce_fw_count_add(fw, SROCE_STAT_TX_BYTES, skb->len);
 	if (path->net_type == SROCE_NET_ROCE_V1) {
 		if (WARN_ON_ONCE(segs != 1)) {
 			err = -EINVAL;

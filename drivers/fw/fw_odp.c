@@ -427,8 +427,8 @@ u16 sroce_fw_write_odp_xlt(struct sroce_fw_dev *fw,
 	odp->last_fault = SROCE_FW_ODP_NO_FAULT;
 	spin_unlock_bh(&odp->lock);
 	if (unmapped)
-		atomic64_add(unmapped,
-			     &fw->stats[SROCE_STAT_ODP_INVALIDATIONS]);
+		sroce_fw_count_add(fw, SROCE_STAT_ODP_INVALIDATIONS,
+				   unmapped);
 out_unlock_rcu:
 	rcu_read_unlock();
 	if (status == SROCE_FW_OK && x.op != SROCE_ODP_XLT_UNMAP)

@@ -293,9 +293,19 @@ u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 {
 	struct sroce_query_stats_resp *r = resp;
 	unsigned int i;
+	u64 sum;
+	int cpu;
 
-	for (i = 0; i < SROCE_NUM_STATS; i++)
-		r->counter[i] = cpu_to_le64(atomic64_read(&fw->stats[i]));
+	/*
+	 * Each CPU's counts as they stand; a 32-bit CPU may read one count
+	 * half before, half after a carry, which the next query mends.
+	 */
+	for (i = 0; i < SROCE_NUM_STATS; i++) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(per_cpu_ptr(fw->stats, cpu)->count[i]);
+		r->counter[i] = cpu_to_le64(sum);
+	}
 	return SROCE_FW_OK;
 }
 
