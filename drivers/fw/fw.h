@@ -829,6 +829,10 @@ struct sroce_fw_reply {
  *	      responder's direct turn, which sent what was owed or queued
  *	      the rest
  * @internal: it came by the internal loopback and carries no ICRC
+ * @in_train: it came in a train received whole; the responder takes no
+ *	      direct turn for it, the train's receiver runs the turn it
+ *	      made due after the train's last packet (one ACK a train, not
+ *	      one every SROCE_FW_ACKREQ_EVERY packets)
  * @l3: its IPv4 or IPv6 header (RoCE v2) or GRH (RoCE v1) as the wire had
  *	it; for a packet of a train, the header it would have had once cut
  *	(the train's skb holds only the first)
@@ -847,6 +851,7 @@ struct sroce_fw_pkt {
 	u8 saddr[SROCE_GID_LEN];
 	struct sroce_fw_qp *ready_qp;
 	bool internal;
+	bool in_train;
 };
 
 /**

@@ -147,12 +147,17 @@ static void sroce_fw_rx_release(struct sk_buff *skb, bool consumed)
 /*
  * A packet for @fw whose ICRC is checked: parse the transport headers,
  * count, hand it to its QP, then send whatever it made ready. Under RCU.
- * Returns false if the packet was refused (unparsable), true if the
- * transport took it (which may still discard it by the protocol: a
- * duplicate, an unknown QP).
+ * With @held (a packet of a train), the QP it made ready is held there
+ * instead, for its turn after the train (sroce_fw_rx_train()); one held
+ * already for another QP takes its turn now. Returns false if the packet
+ * was refused (unparsable), true if the transport took it (which may
+ * still discard it by the protocol: a duplicate, an unknown QP).
  */
-static bool sroce_fw_rx_take(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
+static bool sroce_fw_rx_take(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt,
+			     struct sroce_fw_qp **held)
 {
+	struct sroce_fw_qp *ready;
+
 	if (sroce_roce_parse(pkt->hdr, pkt->len, &pkt->info)) {
 		sroce_fw_count(fw, SROCE_STAT_RX_MALFORMED);
 		return false;
@@ -160,9 +165,15 @@ static bool sroce_fw_rx_take(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt)
 	sroce_fw_count_pkt(fw, SROCE_STAT_RX_PKTS, SROCE_STAT_RX_BYTES,
 			   pkt->len);
 	sroce_fw_recv(fw, pkt);
-	/* Valid: QPs are freed after a grace period. */
-	if (pkt->ready_qp)
-		sroce_fw_ring_sq(fw, pkt->ready_qp);
+	/* Valid in the caller's RCU section: QPs are freed after a grace period. */
+	ready = pkt->ready_qp;
+	if (held && ready) {
+		swap(*held, ready);
+		if (ready == *held)
+			ready = NULL;
+	}
+	if (ready)
+		sroce_fw_ring_sq(fw, ready);
 	sroce_fw_sched_run(fw);
 	return true;
 }
@@ -181,7 +192,7 @@ static bool sroce_fw_rx_deliver(struct sroce_fw_dev *fw,
 		sroce_fw_count(fw, SROCE_STAT_RX_ICRC_ERR);
 		return false;
 	}
-	return sroce_fw_rx_take(fw, pkt);
+	return sroce_fw_rx_take(fw, pkt, NULL);
 }
 
 /*
@@ -431,8 +442,11 @@ static struct sk_buff *sroce_fw_train_seg_copy(const struct sroce_fw_rx_train *t
  * always taken: a packet that meets the port's buffers holding packets
  * gets an skb of its own there. From the IP stack it is taken only by a
  * function whose port buffers hold nothing (the stack then cuts it for
- * the socket, and each packet is buffered as one). Under RCU. Returns
- * whether @skb was taken; it is then consumed.
+ * the socket, and each packet is buffered as one). The turn a packet
+ * makes due (an ACK, READ responses, the requester's next requests) runs
+ * after the train, so that a train draws one ACK, not one for every
+ * packet that asked for one. Under RCU. Returns whether @skb was taken;
+ * it is then consumed.
  */
 static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 			      u32 seg_len, u16 segs, bool internal)
@@ -441,6 +455,7 @@ static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 	u8 *pkt = skb_transport_header(skb) + sizeof(struct udphdr);
 	u32 left = skb_tail_pointer(skb) - pkt, len;
 	struct sroce_fw_pkt tmpl = {}, p;
+	struct sroce_fw_qp *held = NULL;
 	struct sroce_fw_rx_train t;
 	struct sroce_fw_dev *fw;
 	bool taken = false;
@@ -465,6 +480,7 @@ static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 	tmpl.skb = skb;
 	tmpl.l3 = t.hdr;
 	tmpl.internal = internal;
+	tmpl.in_train = true;
 	tmpl.vlan_id = SROCE_VLAN_NONE;
 	sroce_fw_pkt_from_ip(skb, &tmpl);
 
@@ -507,7 +523,11 @@ static bool sroce_fw_rx_train(struct net *net, struct sk_buff *skb,
 		p = tmpl;
 		p.hdr = pkt;
 		p.len = len;
-		taken |= sroce_fw_rx_take(fw, &p);
+		taken |= sroce_fw_rx_take(fw, &p, &held);
+	}
+	if (held) {
+		sroce_fw_ring_sq(fw, held);
+		sroce_fw_sched_run(fw);
 	}
 	sroce_fw_rx_release(skb, taken);
 	return true;

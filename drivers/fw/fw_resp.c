@@ -1008,7 +1008,7 @@ static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
 				 struct sroce_fw_pkt *pkt,
 				 struct sroce_fw_reply *ack)
 {
-	if (!sroce_fw_sched_direct_ok(fw, qp))
+	if (pkt->in_train || !sroce_fw_sched_direct_ok(fw, qp))
 		return;
 	if (sroce_fw_resp_transmit(fw, qp, ack))
 		sroce_fw_sched_add(fw, qp);
