@@ -14,16 +14,21 @@
 # and writes it to $SROCE_OUT/bench.txt when sroce-vm has an --out share.
 #
 # usage: guest-bench.sh [--quick] [--reps N] [--deadline UPTIME_SECS]
-#                       [--tests LIST]
+#                       [--tests LIST] [--rps]
 #                       [--host-load STR] [--base-ko FILE [--base-name NAME]]
 #   --reps: repetitions of every test (default 3, 1 with --quick); the
 #   table gives their median.
 #   --deadline: guest uptime by which the script must have finished (the host
 #   passes its sroce-vm timeout minus a margin); tests that no longer fit are
 #   reported as "skip" instead of running into the harness's timeout.
+#   --rps: each side of the veth receives on a CPU of its own (RPS: veth0
+#   on CPU 0, veth1 in the namespace on CPU 1), as two hosts would, each
+#   with its own CPU; without it a veth receives on the sending CPU, so
+#   everything between the namespaces runs on the CPU that sent first.
+#   For every row: sroce, rdma_rxe and TCP.
 set -u
 
-quick=0 deadline=0 host_load='' want_reps='' base_ko='' base_name='' only=''
+quick=0 deadline=0 host_load='' want_reps='' base_ko='' base_name='' only='' rps=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -33,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--base-ko) base_ko=$2; shift ;;
 	--base-name) base_name=$2; shift ;;
 	--tests) only=$2; shift ;;
+	--rps) rps=1 ;;
 	*) echo "guest-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -333,6 +339,17 @@ ip -n $ns addr add $addr1/24 dev veth1
 ip link set veth0 up
 ip -n $ns link set veth1 up
 ip -n $ns link set lo up
+steering="none: each veth receives on the CPU that sent"
+if [ "$rps" = 1 ]; then
+	if [ "$(nproc)" -ge 2 ] &&
+		echo 1 >/sys/class/net/veth0/queues/rx-0/rps_cpus &&
+		ip netns exec $ns sh -c 'echo 2 >/sys/class/net/veth1/queues/rx-0/rps_cpus'; then
+		steering="RPS: veth0 receives on CPU 0, veth1 (namespace $ns) on CPU 1"
+	else
+		note_problem "--rps: could not steer veth0 to CPU 0 and veth1 to CPU 1 ($(nproc) CPUs)"
+	fi
+fi
+log "receive steering: $steering"
 
 # sroce_round PREFIX REP: round REP on the sroce module loaded now, as
 # PREFIX_lo (sroce0 <-> sroce0, 127.0.0.1) and PREFIX_ns (server sroce1 in
@@ -503,7 +520,8 @@ table() {
 	local r a b c tcp
 	printf '%s\n' "sroce benchmark: kernel $(uname -r), $(nproc) vCPU (QEMU TCG)," \
 		"mode $([ $quick = 1 ] && echo "quick (1 run each, -n 100 bw / -n 200 lat)" ||
-			echo "full (median of $reps, -n 1000)")"
+			echo "full (median of $reps, -n 1000)")" \
+		"receive steering: $steering"
 	printf '%-24s %-6s %11s %11s %11s %9s %10s %12s\n' test unit "sroce lo" \
 		"sroce netns" "rxe lo" "rxe netns" "sroce/rxe" "netns/TCP %"
 	printf '%s\n' "$(printf '%.0s-' {1..101})"
