@@ -783,6 +783,13 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 		qp->track[qp->sq_next] = t;
 		qp->sq_err_index = qp->sq_next;
 		qp->sq_err_status = status;
+		/*
+		 * The WQEs before it may have left in this very turn, which
+		 * ends here without arming the transport timer for them: a
+		 * peer that never answers would leave them, and the error
+		 * behind them, waiting for ever.
+		 */
+		sroce_fw_arm_retry(qp, false);
 		return;
 	}
 	sroce_fw_sq_pop(fw, qp, status, &t);
