@@ -14,6 +14,7 @@
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -825,14 +826,15 @@ struct sroce_fw_reply {
  *	   congestion control and where a UD QP's CNP goes
  * @ready_qp: set by the completer when the packet let its QP send more,
  *	      or by the responder when it owes a response; the receive path
- *	      runs its turn once the QP's lock is released. Cleared by the
+ *	      runs its turn once the QP's lock is released (a train's
+ *	      receiver once the train's last packet is in). Cleared by the
  *	      responder's direct turn, which sent what was owed or queued
  *	      the rest
  * @internal: it came by the internal loopback and carries no ICRC
  * @in_train: it came in a train received whole; the responder takes no
  *	      direct turn for it, the train's receiver runs the turn it
- *	      made due after the train's last packet (one ACK a train, not
- *	      one every SROCE_FW_ACKREQ_EVERY packets)
+ *	      made due after the train's last packet (one ACK for the
+ *	      train's packets that asked for one, not one each)
  * @l3: its IPv4 or IPv6 header (RoCE v2) or GRH (RoCE v1) as the wire had
  *	it; for a packet of a train, the header it would have had once cut
  *	(the train's skb holds only the first)

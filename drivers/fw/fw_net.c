@@ -165,7 +165,7 @@ static bool sroce_fw_rx_take(struct sroce_fw_dev *fw, struct sroce_fw_pkt *pkt,
 	sroce_fw_count_pkt(fw, SROCE_STAT_RX_PKTS, SROCE_STAT_RX_BYTES,
 			   pkt->len);
 	sroce_fw_recv(fw, pkt);
-	/* Valid in the caller's RCU section: QPs are freed after a grace period. */
+	/* Valid in the caller's RCU section: QPs go after a grace period. */
 	ready = pkt->ready_qp;
 	if (held && ready) {
 		swap(*held, ready);

@@ -297,8 +297,10 @@ u16 sroce_fw_cmd_query_stats(struct sroce_fw_dev *fw, const void *req,
 	int cpu;
 
 	/*
-	 * Each CPU's counts as they stand; a 32-bit CPU may read one count
-	 * half before, half after a carry, which the next query mends.
+	 * Each CPU's counts as they stand. A 32-bit CPU may read a count
+	 * half before, half after a carry of its low word (the byte
+	 * counters' carry every 4 GiB): that query is off by 2^32, the
+	 * next one right.
 	 */
 	for (i = 0; i < SROCE_NUM_STATS; i++) {
 		sum = 0;

@@ -998,10 +998,11 @@ static void sroce_fw_resp_take_ack(struct sroce_fw_dev *fw,
  * here, under the lock already held, rather than in a turn of its own once
  * it is released, as the doorbell's direct turn sends a poster's WQEs.
  * What one quantum leaves goes on the ready list, behind the QPs that
- * come to wait meanwhile; the receive path then runs the list. Caller
- * holds qp->lock, inside an RCU read-side section; the packet was
- * accepted and made the QP ready. @ack: as for sroce_fw_resp_transmit(),
- * sent once the lock is released.
+ * come to wait meanwhile; the receive path then runs the list. Not for a
+ * packet of a train received whole (@pkt->in_train): the train's receiver
+ * rings the QP after the train instead. Caller holds qp->lock, inside an
+ * RCU read-side section; the packet was accepted and made the QP ready.
+ * @ack: as for sroce_fw_resp_transmit(), sent once the lock is released.
  */
 static void sroce_fw_resp_direct(struct sroce_fw_dev *fw,
 				 struct sroce_fw_qp *qp,
