@@ -770,8 +770,11 @@ out_rq_done:
  * RC QP whose earlier WQEs still wait for their acknowledgments, sending
  * stops at this one, which completes once they have (sroce_fw_sq_retire()),
  * so the error is reported in its place and not behind flushed WQEs.
+ * Return: true if the QP went to ERROR, false if the error waits (the
+ * caller's turn then ends as one that sent, arming the transport timer
+ * for the WQEs before it).
  */
-static void sroce_fw_send_error(struct sroce_fw_dev *fw,
+static bool sroce_fw_send_error(struct sroce_fw_dev *fw,
 				struct sroce_fw_qp *qp, u32 status)
 {
 	struct sroce_fw_sq_track t = {
@@ -783,18 +786,12 @@ static void sroce_fw_send_error(struct sroce_fw_dev *fw,
 		qp->track[qp->sq_next] = t;
 		qp->sq_err_index = qp->sq_next;
 		qp->sq_err_status = status;
-		/*
-		 * The WQEs before it may have left in this very turn, which
-		 * ends here without arming the transport timer for them: a
-		 * peer that never answers would leave them, and the error
-		 * behind them, waiting for ever.
-		 */
-		sroce_fw_arm_retry(qp, false);
-		return;
+		return false;
 	}
 	sroce_fw_sq_pop(fw, qp, status, &t);
 	WRITE_ONCE(qp->attr.state, SROCE_QPS_ERR);
 	sroce_fw_flush(fw, qp);
+	return true;
 }
 
 /* A fast-registration request fits in the work-request union. */
@@ -883,14 +880,14 @@ static bool sroce_fw_req_quantum(struct sroce_fw_dev *fw,
 		}
 		if (sroce_fw_fetch_swqe(qp, qp->sq_next) ||
 		    sroce_fw_swqe_length(qp, &len)) {
-			sroce_fw_send_error(fw, qp, IB_WC_LOC_LEN_ERR);
-			return false;
+			status = IB_WC_LOC_LEN_ERR;
+			goto error;
 		}
 		/* Resuming a WQE that userspace turned into another one. */
 		if (qp->sq_next_off &&
 		    qp->swqe->wr.opcode != qp->track[qp->sq_next].opcode) {
-			sroce_fw_send_error(fw, qp, IB_WC_LOC_QP_OP_ERR);
-			return false;
+			status = IB_WC_LOC_QP_OP_ERR;
+			goto error;
 		}
 		local = sroce_fw_is_local_op(qp->swqe->wr.opcode);
 		if (local)
@@ -911,11 +908,9 @@ static bool sroce_fw_req_quantum(struct sroce_fw_dev *fw,
 			more = true;
 			break;
 		}
-		if (status != IB_WC_SUCCESS) {
-			/* A local error takes the QP to ERROR (IBA 10.8.3). */
-			sroce_fw_send_error(fw, qp, status);
-			return false;
-		}
+		/* A local error takes the QP to ERROR (IBA 10.8.3). */
+		if (status != IB_WC_SUCCESS)
+			goto error;
 		t = (struct sroce_fw_sq_track){
 			.wr_id = qp->swqe->wr.wr_id,
 			.length = local ? 0 : len,
@@ -943,6 +938,17 @@ static bool sroce_fw_req_quantum(struct sroce_fw_dev *fw,
 			sroce_fw_send_complete(fw, qp, IB_WC_SUCCESS, &t);
 		}
 	}
+	goto out;
+
+error:
+	/*
+	 * Flushed, or waiting behind WQEs that may have left in this very
+	 * turn: those need the transport timer below, or a peer that never
+	 * answers leaves them, and the error behind them, waiting for ever.
+	 */
+	if (sroce_fw_send_error(fw, qp, status))
+		return false;
+out:
 	/* Release: the slots are the producer's again. */
 	smp_store_release(&qp->sq->consumer_index, qp->sq_cons);
 	if (qp->type == SROCE_QPT_RC) {
