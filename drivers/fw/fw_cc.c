@@ -98,6 +98,9 @@ int sroce_fw_cc_init(struct sroce_fw_dev *fw)
 	mutex_lock(&fw->cc_mutex);
 	err = sroce_fw_cc_publish(fw);
 	mutex_unlock(&fw->cc_mutex);
+	/* Nothing was published: the caller frees the function alone. */
+	if (err)
+		mutex_destroy(&fw->cc_mutex);
 	return err;
 }
 
