@@ -87,7 +87,9 @@ static unsigned int sroce_fw_netns_id;
 
 /*
  * Datagrams no function could be blamed for; everything else is counted
- * in the port counters of the function they were for.
+ * in the port counters of the function they were for. A multicast
+ * datagram that fails its ICRC or does not parse belongs to no function
+ * either: it counts as unparsable, one no local QP joined as no device.
  */
 static atomic64_t sroce_fw_rx_no_device = ATOMIC64_INIT(0);
 static atomic64_t sroce_fw_rx_unparsable = ATOMIC64_INIT(0);
@@ -379,7 +381,9 @@ static void sroce_fw_rx_v2(struct net *net, struct sk_buff *skb,
 					    l3_type)) &&
 			!sroce_roce_parse(pkt.hdr, pkt.len, &pkt.info);
 		consumed = valid && (sroce_fw_mcast_rx(net, &pkt) || internal);
-		if (!consumed)
+		if (!valid)
+			atomic64_inc(&sroce_fw_rx_unparsable);
+		else if (!consumed)
 			atomic64_inc(&sroce_fw_rx_no_device);
 		rcu_read_unlock();
 		sroce_fw_rx_release(skb, consumed);
