@@ -1471,8 +1471,8 @@ void sroce_fw_net_exit(void);
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		  const struct sroce_fw_path *path, u32 seg_len, u16 segs,
 		  bool rest_crc);
-bool sroce_fw_train_hashes_payload(struct sroce_fw_dev *fw,
-				   const struct sroce_fw_path *path);
+bool sroce_fw_path_loops_back(struct sroce_fw_dev *fw,
+			      const struct sroce_fw_path *path);
 u32 sroce_fw_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
 void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb);
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
@@ -1480,10 +1480,7 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
 
 /*
  * memcpy() for the datapath's copies between regions and packets; with
- * @crc, a running CRC carried over the bytes in the same pass. The CRC is
- * that of the bytes written to @dst, partly read back from it: with @crc,
- * @dst must be memory nobody else writes (a packet being built), so only
- * copies out of a region take one.
+ * @crc, a running CRC carried over the bytes in the same pass.
  */
 static inline void sroce_fw_copy(void *dst, const void *src, size_t len,
 				 u32 *crc)

@@ -524,8 +524,7 @@ void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
  * @len: bytes to copy
  * @to_mr: true to write into the region, false to read from it
  * @crc: if not NULL, a running CRC carried over the bytes copied (for a
- *	 sender that hashes the payload as it gathers it; @to_mr false
- *	 only, see sroce_fw_copy())
+ *	 sender that hashes the payload as it gathers it)
  *
  * The page indexes stay within @mr's table: its registration checked that
  * its range lies in its pages, and the lookup that the access lies in its

@@ -81,9 +81,8 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
  * @len: bytes
  *
  * Without an accelerated crc32_le(), in the fold's one pass
- * (sroce_crc32_copy(), which under TCG costs less than a copy followed
- * by the fold: Documentation/benchmarks.md); with one, a copy and the
- * CRC of the bytes just copied.
+ * (sroce_crc32_copy(): under TCG 1.5 times a copy followed by the fold);
+ * with one, a copy and the CRC of the bytes just copied.
  *
  * Return: the CRC carried over the @len bytes.
  */
@@ -1324,8 +1323,7 @@ static int sroce_fw_xmit_loopback(struct net *net, struct sk_buff *skb,
 	/*
 	 * No ICRC: the packet never leaves the firmware, as a NIC's own
 	 * loopback never crosses a wire, and the receive path knows it from
-	 * the queue it came by. Its room holds no ICRC: zeros, or what a
-	 * train that began towards the wire parked there.
+	 * the queue it came by. Its room stays, zeroed.
 	 */
 	if (path->net_type == SROCE_NET_IPV4)
 		sroce_fw_push_ipv4(net, skb, path, htons(IP_DF), segs);
@@ -1469,31 +1467,23 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 }
 
 /**
- * sroce_fw_train_hashes_payload() - whether a train to @path should hash
- * its payloads as they are gathered
+ * sroce_fw_path_loops_back() - whether RoCE v2 packets on @path would go
+ * through the internal loopback, which carries no ICRC
  * @fw: the function sending
  * @path: where to
  *
- * Asked when a train of more than one packet begins. Only where
- * crc32_le() is not accelerated (there the copy and the fold share one
- * pass; an accelerated CRC gains nothing from it), only for RoCE v2, and
- * not to a function of this namespace: the internal loopback carries no
- * ICRC. sroce_fw_xmit() looks the destination up again when the train
- * leaves.
+ * A sender asks when it begins a train, to hash payloads only for the
+ * wire; sroce_fw_xmit() decides again when the train leaves.
  *
  * Context: inside an RCU read-side section.
- * Return: true to hash payloads while gathering them.
  */
-bool sroce_fw_train_hashes_payload(struct sroce_fw_dev *fw,
-				   const struct sroce_fw_path *path)
+bool sroce_fw_path_loops_back(struct sroce_fw_dev *fw,
+			      const struct sroce_fw_path *path)
 {
-	struct net_device *dev;
+	struct net_device *dev = sroce_fw_path_dev(fw, path->vlan_id);
 
-	if (!sroce_fw_crc_fold || path->net_type == SROCE_NET_ROCE_V1)
-		return false;
-	dev = sroce_fw_path_dev(fw, path->vlan_id);
-	return dev && !sroce_fw_dev_by_gid(dev_net(dev), path->dgid,
-					   SROCE_GID_ROCE_V2, NULL);
+	return dev && sroce_fw_dev_by_gid(dev_net(dev), path->dgid,
+					  SROCE_GID_ROCE_V2, NULL);
 }
 
 /**

@@ -147,11 +147,12 @@ static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
 	t->segs = 0;
 	t->room = room;
 	/*
-	 * Payloads hashed as they are gathered, to be joined to the network
-	 * headers' CRC when the train leaves: worth the join's factor (one a
-	 * train, a few hundred instructions) only for a train.
+	 * RoCE v2 to the wire: payloads are hashed as they are gathered,
+	 * in the pass that copies them. RoCE v1 and the internal loopback
+	 * (which needs no ICRC) compute nothing ahead.
 	 */
-	t->rest_crc = room > 1 && sroce_fw_train_hashes_payload(fw, path);
+	t->rest_crc = path->net_type != SROCE_NET_ROCE_V1 &&
+		      !sroce_fw_path_loops_back(fw, path);
 	return true;
 }
 
@@ -168,11 +169,9 @@ static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
  *	 it (sroce_fw_copy()), or to NULL if none is wanted
  *
  * The pad and the ICRC's room are appended and zeroed; the ICRC itself is
- * written when the network headers are (in a train that hashes payloads,
- * from the CRC sroce_fw_tx_commit() parks in that room). The caller then
- * commits the packet (sroce_fw_tx_commit()) or takes it back
- * (sroce_fw_tx_cancel()), before it begins another. A packet no memory is
- * left for is counted
+ * written when the network headers are. The caller then commits the
+ * packet (sroce_fw_tx_commit()) or takes it back (sroce_fw_tx_cancel()),
+ * before it begins another. A packet no memory is left for is counted
  * (tx_no_mem) and treated by the callers as lost on the wire: RC recovers
  * it as it does a drop.
  *
@@ -227,9 +226,8 @@ no_mem:
  *
  * The reaction point accounts the packet here (rate measurement, pacing,
  * the byte counter); its callers asked sroce_fw_tx_hold() before
- * beginning it. In a train that hashes payloads, the CRC carried over the
- * payload goes on over the pad and is parked in the ICRC's room. A train
- * with no room left, or ended by a short packet, leaves at once.
+ * beginning it. A train with no room left, or ended by a short packet,
+ * leaves at once.
  *
  * Context: as sroce_fw_tx_begin().
  */

@@ -188,49 +188,25 @@ static u32 sroce_crc32_mulmod(u32 a, u32 b)
 	return product;
 }
 
-/*
- * x^(8 * 2^k) modulo the polynomial, reflected, for k from 0 (one zero
- * byte: x^8) to 31, each the square of the one before. The order of x
- * divides 2^32 - 1, so the last squares into the first and the table
- * serves any length. The unit tests check every square and the first
- * against hashing a zero byte.
- */
-static const u32 sroce_crc32_zeros_pow2[32] = {
-	0x00800000, 0x00008000, 0xedb88320, 0xb1e6b092,
-	0xa06a2517, 0xed627dae, 0x88d14467, 0xd7bbfe6a,
-	0xec447f11, 0x8e7ea170, 0x6427800e, 0x4d47bae0,
-	0x09fe548f, 0x83852d0f, 0x30362f1a, 0x7b5a9cc3,
-	0x31fec169, 0x9fec022a, 0x6c8dedc4, 0x15d6874d,
-	0x5fde7a4e, 0xbad90e37, 0x2e4e5eef, 0x4eaba214,
-	0xa8a472c0, 0x429a969e, 0x148d302a, 0xc40ba6d0,
-	0xc4e22c3c, 0x40000000, 0x20000000, 0x08000000,
-};
-
 /**
  * sroce_crc32_zeros() - what @len zero bytes do to a CRC
  * @len: bytes
  *
  * A CRC register fed a zero bit is multiplied by x modulo the
  * polynomial, so @len zero bytes multiply it by x^(8 * @len): this
- * returns that factor for sroce_crc32_extend(), one multiplication per
- * set bit of @len past the first (three for a 1 KiB packet and its
- * headers). Callers compute it once per length, not per packet.
+ * returns that factor for sroce_crc32_extend(), by squaring (a few dozen
+ * multiplications for a packet's length).
  *
  * Return: x^(8 * @len) modulo the polynomial, reflected.
  */
 u32 sroce_crc32_zeros(size_t len)
 {
-	u32 factor = 1U << 31;		/* x^0 */
-	unsigned int k;
+	u32 factor = 1U << 31, power = 1U << (31 - 8);	/* x^0, x^8 */
 
-	for (k = 0; len; k++, len >>= 1) {
-		if (!(len & 1))
-			continue;
-		if (factor == 1U << 31)
-			factor = sroce_crc32_zeros_pow2[k % 32];
-		else
-			factor = sroce_crc32_mulmod(factor,
-						    sroce_crc32_zeros_pow2[k % 32]);
+	for (; len; len >>= 1) {
+		if (len & 1)
+			factor = sroce_crc32_mulmod(factor, power);
+		power = sroce_crc32_mulmod(power, power);
 	}
 	return factor;
 }

@@ -220,16 +220,6 @@ static void test_crc32_extend(void)
 							      MAX_LEN - cut)) !=
 		       whole;
 	}
-	/*
-	 * The factors of powers of two: each the square of the one before,
-	 * 2^32 zero bytes as one (the order of x divides 2^32 - 1).
-	 */
-	for (i = 0; i < 40; i++)
-		bad += sroce_crc32_extend(sroce_crc32_zeros((size_t)1 << i),
-					  sroce_crc32_zeros((size_t)1 << i),
-					  0) !=
-		       sroce_crc32_zeros((size_t)1 << (i + 1));
-	bad += sroce_crc32_zeros((size_t)1 << 32) != sroce_crc32_zeros(1);
 	/* Zeros alone: from any start, zero bytes hashed one by one. */
 	memset(data, 0, 1100);
 	for (i = 0; i <= 1100; i += 11)
