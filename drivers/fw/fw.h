@@ -1283,18 +1283,18 @@ u16 sroce_fw_cmd_dealloc_mw(struct sroce_fw_dev *fw, const void *req,
 u32 sroce_fw_bind_mw(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		     const struct rxe_send_wqe *wqe);
 int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
-		     u64 iova, void *buf, u64 len, bool to_mr, u32 *crc);
+		     u64 iova, void *buf, u64 len, bool to_mr);
 int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
 			  const struct sroce_fw_mr *mr, u64 iova, u64 val);
 struct sroce_fw_mr *sroce_fw_region_by_key(struct sroce_fw_dev *fw, u32 key);
 void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
-			bool to_mr, u32 *crc);
+			bool to_mr);
 
 /* fw_odp.c */
 struct sroce_fw_odp *sroce_fw_odp_alloc(u32 npages);
 void sroce_fw_odp_free(struct sroce_fw_dev *fw, struct sroce_fw_odp *odp);
 int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
-		      u64 iova, void *buf, u64 len, bool to_mr, u32 *crc);
+		      u64 iova, void *buf, u64 len, bool to_mr);
 int sroce_fw_odp_store_u64(struct sroce_fw_dev *fw,
 			   const struct sroce_fw_mr *mr, u64 iova, u64 val);
 int sroce_fw_odp_atomic(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
@@ -1308,7 +1308,7 @@ void sroce_fw_odp_wake(struct sroce_fw_dev *fw);
 void sroce_fw_mrs_destroy(struct sroce_fw_dev *fw);
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,
-		      void *buf, u64 len, bool to_mr, u32 *crc);
+		      void *buf, u64 len, bool to_mr);
 
 /* fw_req.c */
 bool sroce_fw_req_transmit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp);
@@ -1328,11 +1328,6 @@ u16 sroce_fw_qp_sport(u32 qpn);
  * @segs: packets in @skb
  * @room: packets @skb has room for
  * @open_len: @skb->len before the packet being built
- * @rest_crc: each packet's ICRC field holds, until the network headers are
- *	      known, the CRC of its part past them (sroce_icrc_rest_begin()):
- *	      its sender hashed the payload while gathering it
- * @crc: that CRC of the packet being built, carried over its payload
- * @pad: pad bytes of the packet being built
  *
  * Lives on the stack of the function that spends a turn, under the QP's
  * lock, and is sent (sroce_fw_train_send()) before that function returns:
@@ -1345,9 +1340,6 @@ struct sroce_fw_train {
 	u32 open_len;
 	u16 segs;
 	u16 room;
-	bool rest_crc;
-	u8 pad;
-	u32 crc;
 };
 
 static inline void sroce_fw_train_init(struct sroce_fw_train *t)
@@ -1361,7 +1353,7 @@ struct sk_buff *sroce_fw_tx_alloc(struct sroce_fw_dev *fw,
 int sroce_fw_tx_begin(struct sroce_fw_dev *fw, struct sroce_fw_train *t,
 		      const struct sroce_fw_path *path,
 		      const struct sroce_roce_fields *f, u32 more,
-		      u8 **payload, u32 **crc);
+		      u8 **payload);
 void sroce_fw_tx_commit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			struct sroce_fw_train *t);
 void sroce_fw_tx_cancel(struct sroce_fw_train *t);
@@ -1469,26 +1461,9 @@ void sroce_fw_odp_resume_completer(struct sroce_fw_dev *fw,
 int sroce_fw_net_init(void);
 void sroce_fw_net_exit(void);
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
-		  const struct sroce_fw_path *path, u32 seg_len, u16 segs,
-		  bool rest_crc);
-bool sroce_fw_path_loops_back(struct sroce_fw_dev *fw,
-			      const struct sroce_fw_path *path);
-u32 sroce_fw_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
+		  const struct sroce_fw_path *path, u32 seg_len, u16 segs);
 void sroce_fw_rx_held(struct sroce_fw_dev *fw, struct sk_buff *skb);
 int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable,
 			const u16 *quanta);
-
-/*
- * memcpy() for the datapath's copies between regions and packets; with
- * @crc, a running CRC carried over the bytes in the same pass.
- */
-static inline void sroce_fw_copy(void *dst, const void *src, size_t len,
-				 u32 *crc)
-{
-	if (crc)
-		*crc = sroce_fw_crc32_copy(*crc, dst, src, len);
-	else
-		memcpy(dst, src, len);
-}
 
 #endif /* SROCE_FW_H */

@@ -294,14 +294,14 @@ static int sroce_fw_place_response(struct sroce_fw_dev *fw,
 		orig = sroce_atmack_orig(pkt->hdr + info->off[SROCE_EXT_ATMACK]);
 		return sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
 					 qp->swqe->dma.num_sge, 0, &orig,
-					 sizeof(orig), true, NULL);
+					 sizeof(orig), true);
 	}
 	off = (u64)sroce_psn_diff(info->psn, t->first_psn) *
 	      sroce_fw_qp_pmtu(fw, qp);
 	return sroce_fw_sge_copy(fw, qp->pdn, qp->swqe->dma.sge,
 				 qp->swqe->dma.num_sge, off,
 				 pkt->hdr + info->payload_off, info->payload_len,
-				 true, NULL);
+				 true);
 }
 
 /* A response could not be placed: the WQE fails, and the QP. */

@@ -499,19 +499,18 @@ out_unlock_rcu:
  * @buf: kernel buffer
  * @n: bytes, at most PAGE_SIZE - @in_page
  * @to_mr: true to write into the page, false to read from it
- * @crc: if not NULL, a running CRC carried over the bytes copied
  *
  * Context: any; does not sleep.
  */
 void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
-			bool to_mr, u32 *crc)
+			bool to_mr)
 {
 	void *va = kmap_local_page(page);
 
 	if (to_mr)
-		sroce_fw_copy(va + in_page, buf, n, crc);
+		memcpy(va + in_page, buf, n);
 	else
-		sroce_fw_copy(buf, va + in_page, n, crc);
+		memcpy(buf, va + in_page, n);
 	kunmap_local(va);
 }
 
@@ -523,8 +522,6 @@ void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
  * @buf: kernel buffer
  * @len: bytes to copy
  * @to_mr: true to write into the region, false to read from it
- * @crc: if not NULL, a running CRC carried over the bytes copied (for a
- *	 sender that hashes the payload as it gathers it)
  *
  * The page indexes stay within @mr's table: its registration checked that
  * its range lies in its pages, and the lookup that the access lies in its
@@ -535,7 +532,7 @@ void sroce_fw_page_copy(struct page *page, u32 in_page, void *buf, u32 n,
  * absent, a fault is raised) or -EFAULT (a page could not be faulted).
  */
 int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
-		     u64 iova, void *buf, u64 len, bool to_mr, u32 *crc)
+		     u64 iova, void *buf, u64 len, bool to_mr)
 {
 	u64 page_size = BIT_ULL(mr->page_shift);
 	u64 off = iova - mr->iova + mr->page_offset;
@@ -543,14 +540,14 @@ int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 	if (!len)
 		return 0;
 	if (mr->type == SROCE_MR_ODP)
-		return sroce_fw_odp_copy(fw, mr, iova, buf, len, to_mr, crc);
+		return sroce_fw_odp_copy(fw, mr, iova, buf, len, to_mr);
 	if (mr->type == SROCE_MR_DMA) {
 		void *va = (void *)(uintptr_t)iova;
 
 		if (to_mr)
-			sroce_fw_copy(va, buf, len, crc);
+			memcpy(va, buf, len);
 		else
-			sroce_fw_copy(buf, va, len, crc);
+			memcpy(buf, va, len);
 		return 0;
 	}
 
@@ -565,12 +562,12 @@ int sroce_fw_mr_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 			va = (void *)(uintptr_t)
 			     (mr->fast_pages[off >> mr->page_shift] + in_page);
 			if (to_mr)
-				sroce_fw_copy(va, buf, n, crc);
+				memcpy(va, buf, n);
 			else
-				sroce_fw_copy(buf, va, n, crc);
+				memcpy(buf, va, n);
 		} else {
 			sroce_fw_page_copy(mr->pages[off >> PAGE_SHIFT], in_page,
-					   buf, n, to_mr, crc);
+					   buf, n, to_mr);
 		}
 		buf += n;
 		off += n;
@@ -625,7 +622,6 @@ int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
  * @buf: kernel buffer
  * @len: bytes to copy
  * @to_mr: true to write into the SGEs (needs local write), false to read
- * @crc: if not NULL, a running CRC carried over the bytes copied
  *
  * Context: any; takes rcu_read_lock() itself.
  * Return: 0; -EACCES for a bad key, right or range; -EINVAL if the SGEs
@@ -635,7 +631,7 @@ int sroce_fw_mr_store_u64(struct sroce_fw_dev *fw,
  */
 int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 		      const struct rxe_sge *sge, u32 num_sge, u64 off,
-		      void *buf, u64 len, bool to_mr, u32 *crc)
+		      void *buf, u64 len, bool to_mr)
 {
 	u32 access = to_mr ? SROCE_ACCESS_LOCAL_WRITE : 0;
 	struct sroce_fw_mr *mr;
@@ -657,8 +653,7 @@ int sroce_fw_sge_copy(struct sroce_fw_dev *fw, u32 pdn,
 			err = -EACCES;
 			break;
 		}
-		err = sroce_fw_mr_copy(fw, mr, sge->addr + off, buf, n, to_mr,
-				       crc);
+		err = sroce_fw_mr_copy(fw, mr, sge->addr + off, buf, n, to_mr);
 		if (err)
 			break;
 		buf += n;

@@ -73,27 +73,6 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 	return crc32_le(crc, p, len);
 }
 
-/**
- * sroce_fw_crc32_copy() - copy bytes and carry a CRC over them
- * @crc: running CRC, not inverted
- * @dst: destination, not overlapping @src
- * @src: source
- * @len: bytes
- *
- * Without an accelerated crc32_le(), in the fold's one pass
- * (sroce_crc32_copy(): under TCG 1.5 times a copy followed by the fold);
- * with one, a copy and the CRC of the bytes just copied.
- *
- * Return: the CRC carried over the @len bytes.
- */
-u32 sroce_fw_crc32_copy(u32 crc, void *dst, const void *src, size_t len)
-{
-	if (sroce_fw_crc_fold)
-		return sroce_crc32_copy(crc, dst, src, len);
-	memcpy(dst, src, len);
-	return crc32_le(crc, dst, len);
-}
-
 /*
  * The namespace's UDP/4791 sockets. Transmit reads them under RCU: a
  * namespace's sockets go before its netdevs do, while sroce devices on
@@ -1014,43 +993,10 @@ static void sroce_fw_push_ipv6(struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
-/*
- * The ICRC of the packet at @pkt (@len bytes, BTH through ICRC) behind
- * network headers @l3: computed, or, @rest_crc, joined from the CRC of
- * the packet's part past them that its ICRC field holds (@rest_zeros:
- * sroce_crc32_zeros() of @len - 4), and written into that field.
- */
-static int sroce_fw_icrc_put(const u8 *l3, unsigned int l3_len, u8 *pkt,
-			     u32 len, unsigned int l3_type, bool rest_crc,
-			     u32 rest_zeros)
-{
-	u32 icrc;
-	int err;
-
-	if (rest_crc)
-		err = sroce_icrc_from_rest(l3, l3_len, l3_type,
-					   sroce_get_le32(pkt + len - 4),
-					   rest_zeros, &icrc);
-	else
-		err = sroce_icrc_compute_split(l3, l3_len, pkt, len - 4,
-					       l3_type, &icrc);
-	if (!err)
-		sroce_put_le32(pkt + len - 4, icrc);
-	return err;
-}
-
 /* Write the ICRC of the packet in @skb, which starts at its IP header. */
-static int sroce_fw_icrc_write(struct sk_buff *skb, unsigned int l3_type,
-			       bool rest_crc)
+static int sroce_fw_icrc_write(struct sk_buff *skb, unsigned int l3_type)
 {
-	unsigned int l3_len = skb_transport_offset(skb) + sizeof(struct udphdr);
-	u32 len = skb->len - l3_len;
-
-	if (skb->len < l3_len + SROCE_BTH_LEN + 4)
-		return -EINVAL;
-	return sroce_fw_icrc_put(skb->data, l3_len, skb->data + l3_len, len,
-				 l3_type, rest_crc,
-				 rest_crc ? sroce_crc32_zeros(len - 4) : 0);
+	return sroce_icrc_generate(skb->data, skb->len - 4, l3_type);
 }
 
 /*
@@ -1062,11 +1008,11 @@ static int sroce_fw_icrc_write(struct sk_buff *skb, unsigned int l3_type,
  * requires one.
  */
 static int sroce_fw_train_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
-				 unsigned int l3_type, bool rest_crc)
+				 unsigned int l3_type)
 {
 	unsigned int l3_len = skb_transport_offset(skb) + sizeof(struct udphdr);
 	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
-	u32 left = skb->len - l3_len, len, zeros = 0, zeros_len = 0;
+	u32 left = skb->len - l3_len, len, icrc;
 	struct udphdr *uh;
 	u8 *pkt = skb->data + l3_len;
 	u16 id = 0, i;
@@ -1079,18 +1025,14 @@ static int sroce_fw_train_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
 		id = ntohs(((struct iphdr *)hdr)->id);
 	for (i = 0; i < segs; i++, pkt += len, left -= len) {
 		len = min(seg_len, left);
-		if (len < SROCE_BTH_LEN + 4)
+		if (len < 4)
 			return -EINVAL;
 		sroce_train_seg_hdr(hdr, l3_len, l3_type, id, i, len);
-		/* One factor for the whole packets, one for a shorter last. */
-		if (rest_crc && len != zeros_len) {
-			zeros = sroce_crc32_zeros(len - 4);
-			zeros_len = len;
-		}
-		err = sroce_fw_icrc_put(hdr, l3_len, pkt, len, l3_type,
-					rest_crc, zeros);
+		err = sroce_icrc_compute_split(hdr, l3_len, pkt, len - 4,
+					       l3_type, &icrc);
 		if (err)
 			return err;
+		sroce_put_le32(pkt + len - 4, icrc);
 	}
 	if (left)
 		return -EINVAL;
@@ -1113,26 +1055,21 @@ static int sroce_fw_train_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
 	return 0;
 }
 
-/*
- * The ICRC of each packet in @skb: one, or a train (@segs > 1); with
- * @rest_crc, joined from the CRCs their ICRC fields hold.
- */
+/* The ICRC of each packet in @skb: one, or a train (@segs > 1). */
 static int sroce_fw_icrc_finish(struct sk_buff *skb, u32 seg_len, u16 segs,
-				unsigned int l3_type, bool rest_crc)
+				unsigned int l3_type)
 {
-	return segs > 1 ? sroce_fw_train_finish(skb, seg_len, segs, l3_type,
-						rest_crc) :
-			  sroce_fw_icrc_write(skb, l3_type, rest_crc);
+	return segs > 1 ? sroce_fw_train_finish(skb, seg_len, segs, l3_type) :
+			  sroce_fw_icrc_write(skb, l3_type);
 }
 
 /*
  * @skb: one RoCE packet, or a train of @segs of @seg_len bytes (the last
- * maybe shorter), behind its UDP header; @rest_crc as for sroce_fw_xmit().
+ * maybe shorter), behind its UDP header.
  */
 static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 			    const struct sroce_fw_path *path,
-			    struct net_device *dev, u32 seg_len, u16 segs,
-			    bool rest_crc)
+			    struct net_device *dev, u32 seg_len, u16 segs)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct flowi4 fl = { .flowi4_proto = IPPROTO_UDP };
@@ -1169,7 +1106,7 @@ static int sroce_fw_xmit_v4(struct net *net, struct sk_buff *skb,
 	frag_off = sizeof(struct iphdr) + sizeof(struct udphdr) + seg_len >
 		   dst_mtu(&rt->dst) ? 0 : htons(IP_DF);
 	sroce_fw_push_ipv4(net, skb, path, frag_off, segs);
-	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV4, rest_crc)) {
+	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV4)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -1183,8 +1120,7 @@ err_drop:
 /* The same over IPv6. */
 static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 			    const struct sroce_fw_path *path,
-			    struct net_device *dev, u32 seg_len, u16 segs,
-			    bool rest_crc)
+			    struct net_device *dev, u32 seg_len, u16 segs)
 {
 	struct sroce_fw_netns *ns = net_generic(net, sroce_fw_netns_id);
 	struct flowi6 fl = {
@@ -1214,7 +1150,7 @@ static int sroce_fw_xmit_v6(struct net *net, struct sk_buff *skb,
 	sroce_fw_set_priority(skb, dst->dev, path->sl);
 
 	sroce_fw_push_ipv6(skb, path);
-	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV6, rest_crc)) {
+	if (sroce_fw_icrc_finish(skb, seg_len, segs, SROCE_L3_IPV6)) {
 		err = -EINVAL;
 		goto err_drop;
 	}
@@ -1467,26 +1403,6 @@ int sroce_fw_xmit_pause(struct sroce_fw_dev *fw, u8 enable, const u16 *quanta)
 }
 
 /**
- * sroce_fw_path_loops_back() - whether RoCE v2 packets on @path would go
- * through the internal loopback, which carries no ICRC
- * @fw: the function sending
- * @path: where to
- *
- * A sender asks when it begins a train, to hash payloads only for the
- * wire; sroce_fw_xmit() decides again when the train leaves.
- *
- * Context: inside an RCU read-side section.
- */
-bool sroce_fw_path_loops_back(struct sroce_fw_dev *fw,
-			      const struct sroce_fw_path *path)
-{
-	struct net_device *dev = sroce_fw_path_dev(fw, path->vlan_id);
-
-	return dev && sroce_fw_dev_by_gid(dev_net(dev), path->dgid,
-					  SROCE_GID_ROCE_V2, NULL);
-}
-
-/**
  * sroce_fw_xmit() - send one RoCE packet or a train of them
  * @fw: the function
  * @skb: transport headers, payload and pad, with 4 bytes reserved at the
@@ -1496,21 +1412,16 @@ bool sroce_fw_path_loops_back(struct sroce_fw_dev *fw,
  * @seg_len: length of a packet, BTH through ICRC (the last of a train may
  *	     be shorter); @skb->len for one packet
  * @segs: packets in @skb; more than 1 only for RoCE v2
- * @rest_crc: RoCE v2 only: each packet's 4 reserved bytes hold the CRC of
- *	      its part past the network headers (sroce_icrc_rest_begin(),
- *	      carried through the pad), to be joined to theirs; else they
- *	      are overwritten with a full computation
  *
  * Out of the port a train is one UDP datagram for segmentation into one
  * per packet; to a function of this namespace the internal loopback hands
- * it over whole, without ICRCs. Consumes @skb in every case.
+ * it over whole. Consumes @skb in every case.
  *
  * Context: process or softirq context.
  * Return: 0 or a negative errno (the packet or train is dropped).
  */
 int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
-		  const struct sroce_fw_path *path, u32 seg_len, u16 segs,
-		  bool rest_crc)
+		  const struct sroce_fw_path *path, u32 seg_len, u16 segs)
 {
 	struct net_device *dev;
 	struct udphdr *uh;
@@ -1529,7 +1440,7 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		sroce_fw_count(fw, SROCE_STAT_TX_TRAINS);
 	sroce_fw_count_add(fw, SROCE_STAT_TX_BYTES, skb->len);
 	if (path->net_type == SROCE_NET_ROCE_V1) {
-		if (WARN_ON_ONCE(segs != 1 || rest_crc)) {
+		if (WARN_ON_ONCE(segs != 1)) {
 			err = -EINVAL;
 			goto err_drop;
 		}
@@ -1560,10 +1471,10 @@ int sroce_fw_xmit(struct sroce_fw_dev *fw, struct sk_buff *skb,
 			sroce_fw_mcast_loop(fw, net, skb, path);
 		if (path->net_type == SROCE_NET_IPV4)
 			err = sroce_fw_xmit_v4(net, skb, path, dev, seg_len,
-					       segs, rest_crc);
+					       segs);
 		else
 			err = sroce_fw_xmit_v6(net, skb, path, dev, seg_len,
-					       segs, rest_crc);
+					       segs);
 	}
 	rcu_read_unlock();
 	return net_xmit_eval(err);

@@ -136,7 +136,6 @@ static struct page *sroce_fw_odp_page(const struct sroce_fw_mr *mr, u32 i)
  * @buf: kernel buffer
  * @len: bytes to copy, at least 1 (callers copy at most a packet's worth)
  * @to_mr: true to write into the region, false to read from it
- * @crc: if not NULL, a running CRC carried over the bytes copied
  *
  * All or nothing: nothing is copied unless every page is there.
  *
@@ -145,7 +144,7 @@ static struct page *sroce_fw_odp_page(const struct sroce_fw_mr *mr, u32 i)
  * a page could not be faulted.
  */
 int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
-		      u64 iova, void *buf, u64 len, bool to_mr, u32 *crc)
+		      u64 iova, void *buf, u64 len, bool to_mr)
 {
 	u64 off = iova - mr->iova + mr->page_offset;
 	u32 i = off >> PAGE_SHIFT;
@@ -159,7 +158,7 @@ int sroce_fw_odp_copy(struct sroce_fw_dev *fw, const struct sroce_fw_mr *mr,
 		u32 n = min_t(u64, len, PAGE_SIZE - in_page);
 
 		sroce_fw_page_copy(sroce_fw_odp_page(mr, i), in_page, buf, n,
-				   to_mr, crc);
+				   to_mr);
 		buf += n;
 		off += n;
 		len -= n;

@@ -208,22 +208,19 @@ static int sroce_fw_swqe_length(struct sroce_fw_qp *qp, u64 *len)
 	return *len > U32_MAX ? -EINVAL : 0;
 }
 
-/*
- * Gather @len bytes of the WQE's data, starting @off bytes in; @crc, if
- * not NULL, carried over them.
- */
+/* Gather @len bytes of the WQE's data, starting @off bytes in. */
 static int sroce_fw_gather(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
-			   u64 off, u8 *dst, u64 len, u32 *crc)
+			   u64 off, u8 *dst, u64 len)
 {
 	const struct rxe_send_wqe *wqe = qp->swqe;
 
 	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
 	    wqe->wr.opcode == SROCE_FW_WR_ATOMIC_WRITE) {
-		sroce_fw_copy(dst, wqe->dma.inline_data + off, len, crc);
+		memcpy(dst, wqe->dma.inline_data + off, len);
 		return 0;
 	}
 	return sroce_fw_sge_copy(fw, qp->pdn, wqe->dma.sge, wqe->dma.num_sge,
-				 off, dst, len, false, crc);
+				 off, dst, len, false);
 }
 
 /*
@@ -236,7 +233,6 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			     const struct sroce_fw_path *path, u64 off, u32 more)
 {
 	u8 *payload;
-	u32 *crc;
 	int err;
 
 	/*
@@ -244,10 +240,10 @@ static int sroce_fw_send_pkt(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 	 * gathers again (and checks the SGEs then); UC and UD lose it, and
 	 * their WQE completes without its SGEs checked.
 	 */
-	err = sroce_fw_tx_begin(fw, train, path, f, more, &payload, &crc);
+	err = sroce_fw_tx_begin(fw, train, path, f, more, &payload);
 	if (err)
 		return err == -ENOMEM ? 0 : err;
-	err = sroce_fw_gather(fw, qp, off, payload, f->payload_len, crc);
+	err = sroce_fw_gather(fw, qp, off, payload, f->payload_len);
 	if (err) {
 		sroce_fw_tx_cancel(train);
 		/* A page to wait for, or a protection error. */

@@ -77,7 +77,7 @@ static int sroce_fw_scatter(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 
 	return sroce_fw_sge_copy(fw, pdn, qp->rwqe->dma.sge,
 				 qp->rwqe->dma.num_sge, off, (void *)src, len,
-				 true, NULL);
+				 true);
 }
 
 /* The GRH image a UD receiver finds first in its buffer. */
@@ -430,7 +430,7 @@ static u8 sroce_fw_place(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 		} else if (mr) {
 			err = sroce_fw_mr_copy(fw, mr,
 					       qp->write_va + qp->msg_off,
-					       (void *)payload, n, true, NULL);
+					       (void *)payload, n, true);
 		}
 		rcu_read_unlock();
 		/* A page to fault in: retried after the RNR delay. */
@@ -655,9 +655,9 @@ static u8 sroce_fw_do_atomic(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 					  &orig, &sroce_fw_atomic_lock);
 	} else {
 		spin_lock(&sroce_fw_atomic_lock);
-		sroce_fw_mr_copy(fw, mr, va, &orig, sizeof(orig), false, NULL);
+		sroce_fw_mr_copy(fw, mr, va, &orig, sizeof(orig), false);
 		val = sroce_fw_atomic_op(orig, &req);
-		sroce_fw_mr_copy(fw, mr, va, &val, sizeof(val), true, NULL);
+		sroce_fw_mr_copy(fw, mr, va, &val, sizeof(val), true);
 		spin_unlock(&sroce_fw_atomic_lock);
 	}
 	rcu_read_unlock();
@@ -888,7 +888,6 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 			.payload_len = min_t(u64, r->len - off, pmtu),
 		};
 		u8 *payload;
-		u32 *crc;
 
 		if (sroce_fw_tx_hold(fw, qp)) {
 			err = -EBUSY;
@@ -909,10 +908,10 @@ static int sroce_fw_res_send_read(struct sroce_fw_dev *fw,
 		 */
 		if (!sroce_fw_tx_begin(fw, train, path, &f,
 				       f.opcode == SROCE_OP_READ_RESP_FIRST ?
-				       0 : n - 1, &payload, &crc)) {
+				       0 : n - 1, &payload)) {
 			err = f.payload_len ?
 			      sroce_fw_mr_copy(fw, mr, r->va + off, payload,
-					       f.payload_len, false, crc) : 0;
+					       f.payload_len, false) : 0;
 			if (err) {
 				/* A page to wait for, or one that failed. */
 				sroce_fw_tx_cancel(train);
@@ -953,12 +952,10 @@ static int sroce_fw_res_send_atomic(struct sroce_fw_dev *fw,
 		.atmack_orig = r->orig,
 	};
 	u8 *payload;
-	u32 *crc;
 
 	if (sroce_fw_tx_hold(fw, qp))
 		return -EBUSY;
-	/* No payload: the CRC begun over the headers is complete. */
-	if (!sroce_fw_tx_begin(fw, train, path, &f, 0, &payload, &crc))
+	if (!sroce_fw_tx_begin(fw, train, path, &f, 0, &payload))
 		sroce_fw_tx_commit(fw, qp, train);
 	r->next_psn = sroce_psn_add(r->first_psn, 1);
 	r->answered = true;

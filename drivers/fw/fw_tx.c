@@ -113,8 +113,7 @@ static bool sroce_fw_train_takes(const struct sroce_fw_train *t,
 	       !memcmp(&t->path, path, sizeof(*path));
 }
 
-static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
-				 struct sroce_fw_train *t,
+static bool sroce_fw_train_alloc(struct sroce_fw_train *t,
 				 const struct sroce_fw_path *path, u32 len,
 				 u32 more)
 {
@@ -146,13 +145,6 @@ static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
 	t->seg_len = len;
 	t->segs = 0;
 	t->room = room;
-	/*
-	 * RoCE v2 to the wire: payloads are hashed as they are gathered,
-	 * in the pass that copies them. RoCE v1 and the internal loopback
-	 * (which needs no ICRC) compute nothing ahead.
-	 */
-	t->rest_crc = path->net_type != SROCE_NET_ROCE_V1 &&
-		      !sroce_fw_path_loops_back(fw, path);
 	return true;
 }
 
@@ -165,8 +157,6 @@ static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
  * @more: packets the caller expects to send after this one in the turn
  *	  (sizes a new train; 0: a train of one)
  * @payload: set to where the caller writes the payload
- * @crc: set to the CRC the caller carries over the payload as it writes
- *	 it (sroce_fw_copy()), or to NULL if none is wanted
  *
  * The pad and the ICRC's room are appended and zeroed; the ICRC itself is
  * written when the network headers are. The caller then commits the
@@ -183,7 +173,7 @@ static bool sroce_fw_train_alloc(struct sroce_fw_dev *fw,
 int sroce_fw_tx_begin(struct sroce_fw_dev *fw, struct sroce_fw_train *t,
 		      const struct sroce_fw_path *path,
 		      const struct sroce_roce_fields *f, u32 more,
-		      u8 **payload, u32 **crc)
+		      u8 **payload)
 {
 	unsigned int pad = sroce_roce_pad(f->payload_len);
 	u8 hdr[SROCE_ROCE_MAX_HDR_LEN];
@@ -198,19 +188,13 @@ int sroce_fw_tx_begin(struct sroce_fw_dev *fw, struct sroce_fw_train *t,
 		goto no_mem;
 	if (!sroce_fw_train_takes(t, path, len)) {
 		sroce_fw_train_send(fw, t);
-		if (!sroce_fw_train_alloc(fw, t, path, len, more))
+		if (!sroce_fw_train_alloc(t, path, len, more))
 			goto no_mem;
 	}
 	t->open_len = t->skb->len;
 	skb_put_data(t->skb, hdr, hdr_len);
 	*payload = skb_put(t->skb, f->payload_len);
 	skb_put_zero(t->skb, pad + 4);
-	*crc = NULL;
-	if (t->rest_crc) {
-		t->crc = sroce_icrc_rest_begin(hdr, hdr_len);
-		t->pad = pad;
-		*crc = &t->crc;
-	}
 	return 0;
 
 no_mem:
@@ -235,14 +219,6 @@ void sroce_fw_tx_commit(struct sroce_fw_dev *fw, struct sroce_fw_qp *qp,
 			struct sroce_fw_train *t)
 {
 	u32 len = t->skb->len - t->open_len;
-
-	/* The pad (zeros, at most 3 bytes) ends the part hashed apart. */
-	if (t->rest_crc) {
-		u8 *icrc = skb_tail_pointer(t->skb) - 4;
-
-		sroce_put_le32(icrc, sroce_crc32_le(t->crc, icrc - t->pad,
-						    t->pad));
-	}
 
 	sroce_fw_rp_sent(fw, qp, len);
 	t->segs++;
@@ -285,7 +261,7 @@ void sroce_fw_train_send(struct sroce_fw_dev *fw, struct sroce_fw_train *t)
 		return;
 	t->skb = NULL;
 	sroce_fw_xmit(fw, skb, &t->path, t->segs == 1 ? skb->len : t->seg_len,
-		      t->segs, t->rest_crc);
+		      t->segs);
 }
 
 /**
@@ -304,7 +280,7 @@ void sroce_fw_train_send(struct sroce_fw_dev *fw, struct sroce_fw_train *t)
 int sroce_fw_tx_ctrl(struct sroce_fw_dev *fw, struct sk_buff *skb,
 		     const struct sroce_fw_path *path)
 {
-	return sroce_fw_xmit(fw, skb, path, skb->len, 1, false);
+	return sroce_fw_xmit(fw, skb, path, skb->len, 1);
 }
 
 /**

@@ -25,8 +25,8 @@
  */
 #define SROCE_ICRC_SEED		0xdebb20e3U
 
-/* The CRC-32 polynomial, reflected. */
-#define SROCE_CRC32_POLY	0xedb88320U
+#define SROCE_ICRC_MAX_FIXED \
+	(SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN + SROCE_BTH_LEN)
 
 /*
  * Folding. Q(x) = x^300 + x^155 + x^117 + x^89 + 1 is a multiple of the
@@ -60,50 +60,12 @@ static inline u64 sroce_crc32_word(const u8 *p)
 	return le64_to_cpu(w);
 }
 
-/* The words a fold has pushed ahead of the one it reads next. */
-struct sroce_crc32_ahead {
-	u64 w0, w1, w2, w3, w4;
-};
-
-/* Fold the message's next word @word (in CPU order) forward. */
-static inline void sroce_crc32_fold_word(struct sroce_crc32_ahead *a,
-					 u64 word)
-{
-	u64 x = word ^ a->w0;
-
-	a->w0 = a->w1;
-	a->w1 = a->w2 ^ x << 17 ^ x << 55;
-	a->w2 = a->w3 ^ x >> 47 ^ x >> 9 ^ x << 19;
-	a->w3 = a->w4 ^ x >> 45 ^ x << 44;
-	a->w4 = x >> 20;
-}
-
 /* A word of the tail: the message's, plus what was folded into it. */
 static inline void sroce_crc32_unfold(u8 *out, const u8 *in, u64 folded)
 {
 	__le64 w = cpu_to_le64(sroce_crc32_word(in) ^ folded);
 
 	memcpy(out, &w, sizeof(w));
-}
-
-/*
- * The CRC of the message once everything before its last @len bytes (at
- * @p, from SROCE_CRC32_FOLD_AHEAD words to one less than a word more) is
- * folded into @a: the CRC of that tail with the folds added, from 0.
- */
-static inline u32 sroce_crc32_fold_end(const struct sroce_crc32_ahead *a,
-				       const u8 *p, size_t len)
-{
-	u8 tail[(SROCE_CRC32_FOLD_AHEAD + 1) * sizeof(u64)];
-	const size_t ahead = SROCE_CRC32_FOLD_AHEAD * sizeof(u64);
-
-	sroce_crc32_unfold(tail, p, a->w0);
-	sroce_crc32_unfold(tail + 8, p + 8, a->w1);
-	sroce_crc32_unfold(tail + 16, p + 16, a->w2);
-	sroce_crc32_unfold(tail + 24, p + 24, a->w3);
-	sroce_crc32_unfold(tail + 32, p + 32, a->w4);
-	memcpy(tail + ahead, p + ahead, len - ahead);
-	return sroce_crc32_le(0, tail, len);
 }
 
 /**
@@ -123,109 +85,29 @@ static inline u32 sroce_crc32_fold_end(const struct sroce_crc32_ahead *a,
  */
 u32 sroce_crc32_fold(u32 crc, const u8 *p, size_t len)
 {
-	struct sroce_crc32_ahead a = { .w0 = crc };
+	u64 w0 = crc, w1 = 0, w2 = 0, w3 = 0, w4 = 0, x;
+	u8 tail[(SROCE_CRC32_FOLD_AHEAD + 1) * sizeof(u64)];
+	const size_t ahead = SROCE_CRC32_FOLD_AHEAD * sizeof(u64);
+	size_t words = len / sizeof(u64), k;
 
 	if (len < SROCE_CRC32_FOLD_MIN)
 		return sroce_crc32_le(crc, p, len);
-	for (; len >= (SROCE_CRC32_FOLD_AHEAD + 1) * 8; len -= 8, p += 8)
-		sroce_crc32_fold_word(&a, sroce_crc32_word(p));
-	return sroce_crc32_fold_end(&a, p, len);
-}
-
-/**
- * sroce_crc32_copy() - copy data and fold its CRC in the same pass
- * @crc: running CRC, not inverted
- * @dst: where the data goes; must not overlap @src
- * @src: data
- * @len: bytes of @src
- *
- * For the environments sroce_crc32_fold() is for: where reading the data
- * costs most (a TCG guest), one pass that copies and hashes costs little
- * more than the copy alone. Each byte of @src is read once: the CRC is
- * that of the bytes written to @dst even if @src changes meanwhile.
- *
- * Return: the updated CRC, equal to sroce_crc32_le(@crc, @src, @len).
- */
-u32 sroce_crc32_copy(u32 crc, u8 *dst, const u8 *src, size_t len)
-{
-	struct sroce_crc32_ahead a = { .w0 = crc };
-	__le64 w;
-
-	if (len < SROCE_CRC32_FOLD_MIN) {
-		memcpy(dst, src, len);
-		return sroce_crc32_le(crc, dst, len);
+	for (k = 0; k + SROCE_CRC32_FOLD_AHEAD < words; k++, p += 8) {
+		x = sroce_crc32_word(p) ^ w0;
+		w0 = w1;
+		w1 = w2 ^ x << 17 ^ x << 55;
+		w2 = w3 ^ x >> 47 ^ x >> 9 ^ x << 19;
+		w3 = w4 ^ x >> 45 ^ x << 44;
+		w4 = x >> 20;
 	}
-	for (; len >= (SROCE_CRC32_FOLD_AHEAD + 1) * 8;
-	     len -= 8, src += 8, dst += 8) {
-		memcpy(&w, src, sizeof(w));
-		memcpy(dst, &w, sizeof(w));
-		sroce_crc32_fold_word(&a, le64_to_cpu(w));
-	}
-	/*
-	 * The tail is hashed from the copy: the source may be changing under
-	 * us (a region the peer or the application writes meanwhile), and
-	 * the CRC must be the bytes sent.
-	 */
-	memcpy(dst, src, len);
-	return sroce_crc32_fold_end(&a, dst, len);
-}
-
-/*
- * @a times @b modulo the polynomial, in the CRC's reflected order (bit 31
- * is the coefficient of x^0, bit 0 that of x^31).
- */
-static u32 sroce_crc32_mulmod(u32 a, u32 b)
-{
-	u32 product = 0;
-	int bit;
-
-	for (bit = 31; bit >= 0; bit--) {
-		if (a >> bit & 1)
-			product ^= b;
-		/* b *= x: a shift toward the high powers, then reduce. */
-		b = b >> 1 ^ (b & 1 ? SROCE_CRC32_POLY : 0);
-	}
-	return product;
-}
-
-/**
- * sroce_crc32_zeros() - what @len zero bytes do to a CRC
- * @len: bytes
- *
- * A CRC register fed a zero bit is multiplied by x modulo the
- * polynomial, so @len zero bytes multiply it by x^(8 * @len): this
- * returns that factor for sroce_crc32_extend(), by squaring (a few dozen
- * multiplications for a packet's length).
- *
- * Return: x^(8 * @len) modulo the polynomial, reflected.
- */
-u32 sroce_crc32_zeros(size_t len)
-{
-	u32 factor = 1U << 31, power = 1U << (31 - 8);	/* x^0, x^8 */
-
-	for (; len; len >>= 1) {
-		if (len & 1)
-			factor = sroce_crc32_mulmod(factor, power);
-		power = sroce_crc32_mulmod(power, power);
-	}
-	return factor;
-}
-
-/**
- * sroce_crc32_extend() - a running CRC carried over bytes hashed apart
- * @crc: the running CRC before those bytes, not inverted
- * @zeros: sroce_crc32_zeros() of their length
- * @apart: their CRC started from 0
- *
- * The register is linear in its start and the message: hashing M from
- * @crc gives what hashing len(M) zero bytes from @crc gives, plus what
- * hashing M from 0 gives.
- *
- * Return: sroce_crc32_le(@crc, M, len(M)).
- */
-u32 sroce_crc32_extend(u32 crc, u32 zeros, u32 apart)
-{
-	return sroce_crc32_mulmod(crc, zeros) ^ apart;
+	sroce_crc32_unfold(tail, p, w0);
+	sroce_crc32_unfold(tail + 8, p + 8, w1);
+	sroce_crc32_unfold(tail + 16, p + 16, w2);
+	sroce_crc32_unfold(tail + 24, p + 24, w3);
+	sroce_crc32_unfold(tail + 32, p + 32, w4);
+	len -= k * sizeof(u64);
+	memcpy(tail + ahead, p + ahead, len - ahead);
+	return sroce_crc32_le(0, tail, len);
 }
 
 /* Mask the variant fields of an IPv6 header or a GRH (same layout). */
@@ -236,65 +118,6 @@ static void sroce_icrc_mask_ip6(u8 *h)
 	h[2] = 0xff;
 	h[3] = 0xff;
 	h[7] = 0xff;		/* hop limit */
-}
-
-/* 0 if @l3_len is the length of @l3_type's headers; -EINVAL if not. */
-static int sroce_icrc_l3_len_check(unsigned int l3_len, unsigned int l3_type)
-{
-	switch (l3_type) {
-	case SROCE_L3_IPV4:
-		return l3_len == SROCE_IPV4_HDR_LEN + SROCE_UDP_HDR_LEN ?
-		       0 : -EINVAL;
-	case SROCE_L3_IPV6:
-		return l3_len == SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN ?
-		       0 : -EINVAL;
-	case SROCE_L3_GRH:
-		return l3_len == SROCE_GRH_LEN ? 0 : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-/* Whether the IP version (and IPv4 header length) at @l3 is @l3_type's. */
-static bool sroce_icrc_l3_version_ok(const u8 *l3, unsigned int l3_type)
-{
-	return l3_type == SROCE_L3_IPV4 ? l3[0] == 0x45 : l3[0] >> 4 == 6;
-}
-
-/*
- * The ICRC's CRC from its seed over the network headers (the UDP header
- * included), their variant fields masked. @l3_len is checked.
- */
-static u32 sroce_icrc_l3_crc(const u8 *l3, unsigned int l3_len,
-			     unsigned int l3_type)
-{
-	u8 hdr[SROCE_IPV6_HDR_LEN + SROCE_UDP_HDR_LEN];
-	unsigned int udp = l3_len - SROCE_UDP_HDR_LEN;
-
-	memcpy(hdr, l3, l3_len);
-	if (l3_type == SROCE_L3_IPV4) {
-		hdr[1] = 0xff;			/* TOS */
-		hdr[8] = 0xff;			/* TTL */
-		hdr[10] = 0xff;			/* header checksum */
-		hdr[11] = 0xff;
-	} else {
-		sroce_icrc_mask_ip6(hdr);
-	}
-	if (l3_type != SROCE_L3_GRH) {
-		hdr[udp + 6] = 0xff;		/* UDP checksum */
-		hdr[udp + 7] = 0xff;
-	}
-	return sroce_crc32_le(SROCE_ICRC_SEED, hdr, l3_len);
-}
-
-/* @crc carried over a BTH, its FECN, BECN and Resv6a byte masked. */
-static u32 sroce_icrc_bth_crc(u32 crc, const u8 *bth)
-{
-	u8 hdr[SROCE_BTH_LEN];
-
-	memcpy(hdr, bth, sizeof(hdr));
-	hdr[4] = 0xff;
-	return sroce_crc32_le(crc, hdr, sizeof(hdr));
 }
 
 /**
@@ -325,70 +148,50 @@ int sroce_icrc_compute_split(const u8 *l3, unsigned int l3_len,
 			     const u8 *pkt, size_t len, unsigned int l3_type,
 			     u32 *icrc)
 {
+	u8 hdr[SROCE_ICRC_MAX_FIXED];
+	unsigned int ip_len, fixed;
 	u32 crc;
-	int err;
 
-	err = sroce_icrc_l3_len_check(l3_len, l3_type);
-	if (err)
-		return err;
+	switch (l3_type) {
+	case SROCE_L3_IPV4:
+		ip_len = SROCE_IPV4_HDR_LEN;
+		break;
+	case SROCE_L3_IPV6:
+		ip_len = SROCE_IPV6_HDR_LEN;
+		break;
+	case SROCE_L3_GRH:
+		ip_len = SROCE_GRH_LEN;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (l3_len != ip_len + (l3_type == SROCE_L3_GRH ? 0 : SROCE_UDP_HDR_LEN))
+		return -EINVAL;
 	if (len < SROCE_BTH_LEN)
 		return -EBADMSG;
-	if (!sroce_icrc_l3_version_ok(l3, l3_type))
+	if (l3_type == SROCE_L3_IPV4 ? l3[0] != 0x45 : l3[0] >> 4 != 6)
 		return -EPROTONOSUPPORT;
-	crc = sroce_icrc_l3_crc(l3, l3_len, l3_type);
-	crc = sroce_icrc_bth_crc(crc, pkt);
+
+	fixed = l3_len + SROCE_BTH_LEN;
+	memcpy(hdr, l3, l3_len);
+	memcpy(hdr + l3_len, pkt, SROCE_BTH_LEN);
+	if (l3_type == SROCE_L3_IPV4) {
+		hdr[1] = 0xff;			/* TOS */
+		hdr[8] = 0xff;			/* TTL */
+		hdr[10] = 0xff;			/* header checksum */
+		hdr[11] = 0xff;
+	} else {
+		sroce_icrc_mask_ip6(hdr);
+	}
+	if (l3_type != SROCE_L3_GRH) {
+		hdr[ip_len + 6] = 0xff;		/* UDP checksum */
+		hdr[ip_len + 7] = 0xff;
+	}
+	hdr[l3_len + 4] = 0xff;			/* FECN, BECN, Resv6a */
+
+	crc = sroce_crc32_le(SROCE_ICRC_SEED, hdr, fixed);
 	crc = sroce_crc32_le(crc, pkt + SROCE_BTH_LEN, len - SROCE_BTH_LEN);
 	*icrc = ~crc;
-	return 0;
-}
-
-/**
- * sroce_icrc_rest_begin() - start the CRC of a packet's transport part,
- * apart from its network headers
- * @bth: the BTH, the extension headers behind it
- * @len: bytes at @bth, at least SROCE_BTH_LEN
- *
- * For a sender that hashes its payload as it gathers it, before the
- * network headers exist (sroce_crc32_copy()): the CRC this returns goes
- * on over the payload and the pad, and sroce_icrc_from_rest() joins it to
- * the headers' once they are known.
- *
- * Return: the CRC from 0 over @len bytes at @bth, the BTH's variant byte
- * masked.
- */
-u32 sroce_icrc_rest_begin(const u8 *bth, unsigned int len)
-{
-	u32 crc = sroce_icrc_bth_crc(0, bth);
-
-	return sroce_crc32_le(crc, bth + SROCE_BTH_LEN, len - SROCE_BTH_LEN);
-}
-
-/**
- * sroce_icrc_from_rest() - compute the ICRC of a RoCE packet from its
- * network headers and the CRC of the rest
- * @l3: the network headers, as for sroce_icrc_compute_split()
- * @l3_len: their length
- * @l3_type: enum sroce_l3_type value describing @l3
- * @rest_crc: sroce_icrc_rest_begin() carried on through the pad
- * @rest_zeros: sroce_crc32_zeros() of the bytes @rest_crc covers (BTH
- *		through pad)
- * @icrc: set to the ICRC, as by sroce_icrc_compute_split()
- *
- * Return: 0; -EINVAL or -EPROTONOSUPPORT as sroce_icrc_compute_split().
- */
-int sroce_icrc_from_rest(const u8 *l3, unsigned int l3_len,
-			 unsigned int l3_type, u32 rest_crc, u32 rest_zeros,
-			 u32 *icrc)
-{
-	int err;
-
-	err = sroce_icrc_l3_len_check(l3_len, l3_type);
-	if (err)
-		return err;
-	if (!sroce_icrc_l3_version_ok(l3, l3_type))
-		return -EPROTONOSUPPORT;
-	*icrc = ~sroce_crc32_extend(sroce_icrc_l3_crc(l3, l3_len, l3_type),
-				    rest_zeros, rest_crc);
 	return 0;
 }
 

@@ -691,21 +691,12 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len);
  */
 #define SROCE_CRC32_FOLD_MIN	64
 u32 sroce_crc32_fold(u32 crc, const u8 *p, size_t len);
-u32 sroce_crc32_copy(u32 crc, u8 *dst, const u8 *src, size_t len);
-
-/* Joining CRCs of pieces hashed apart (icrc.c). */
-u32 sroce_crc32_zeros(size_t len);
-u32 sroce_crc32_extend(u32 crc, u32 zeros, u32 apart);
 
 void sroce_train_seg_hdr(u8 *hdr, unsigned int l3_len, unsigned int l3_type,
 			 u16 first_id, u16 index, u32 len);
 int sroce_icrc_compute_split(const u8 *l3, unsigned int l3_len,
 			     const u8 *pkt, size_t len, unsigned int l3_type,
 			     u32 *icrc);
-u32 sroce_icrc_rest_begin(const u8 *bth, unsigned int len);
-int sroce_icrc_from_rest(const u8 *l3, unsigned int l3_len,
-			 unsigned int l3_type, u32 rest_crc, u32 rest_zeros,
-			 u32 *icrc);
 int sroce_icrc_compute(const u8 *l3, size_t len, unsigned int l3_type,
 		       u32 *icrc);
 int sroce_icrc_generate(u8 *l3, size_t len, unsigned int l3_type);

@@ -140,141 +140,6 @@ static void test_crc32_fold(void)
 	free(data);
 }
 
-/*
- * The copying fold: the same CRC as the byte-at-a-time one, every byte
- * copied and none written past the end, for every length around the
- * threshold and the tail, any alignment of either buffer, any running CRC.
- */
-static void test_crc32_copy(void)
-{
-	static const u32 seeds[] = { 0, 0xffffffff, 0xdebb20e3 };
-	enum { MAX_LEN = 600, GUARD = 16 };
-	u8 *data = malloc(MAX_LEN + 8), *dst = malloc(MAX_LEN + 8 + GUARD);
-	unsigned int len, off, doff, s, bad = 0, i;
-	u32 state = 0x1234567;
-
-	CHECK(data && dst);
-	if (!data || !dst)
-		goto out;
-	for (i = 0; i < MAX_LEN + 8; i++) {
-		state = state * 1103515245 + 12345;
-		data[i] = state >> 23;
-	}
-	for (len = 0; len <= MAX_LEN; len++) {
-		for (off = 0; off < 8; off += 3) {
-			for (doff = 0; doff < 8; doff += 5) {
-				for (s = 0; s < ARRAY_SIZE(seeds); s++) {
-					memset(dst, 0xa5, MAX_LEN + 8 + GUARD);
-					bad += sroce_crc32_copy(seeds[s],
-								dst + doff,
-								data + off,
-								len) !=
-					       crc32_host_bytewise(seeds[s],
-								   data + off,
-								   len);
-					bad += !!memcmp(dst + doff, data + off,
-							len);
-					for (i = 0; i < GUARD; i++)
-						bad += dst[doff + len + i] !=
-						       0xa5;
-				}
-			}
-		}
-	}
-	CHECK_EQ(bad, 0);
-out:
-	free(data);
-	free(dst);
-}
-
-/*
- * Pieces hashed apart join: the CRC of A then B from any start is the
- * start carried over B's length in zeros, plus B's CRC from 0; no bytes
- * change nothing.
- */
-static void test_crc32_extend(void)
-{
-	enum { MAX_LEN = 5000 };
-	u8 *data = malloc(MAX_LEN);
-	unsigned int i, cut, bad = 0;
-	u32 state = 0x9e3779b9, whole, head;
-
-	CHECK(data);
-	if (!data)
-		return;
-	for (i = 0; i < MAX_LEN; i++) {
-		state = state * 1103515245 + 12345;
-		data[i] = state >> 23;
-	}
-	CHECK_EQ(sroce_crc32_zeros(0), 1U << 31);
-	CHECK_EQ(sroce_crc32_extend(0x12345678, sroce_crc32_zeros(0), 0),
-		 0x12345678);
-	for (i = 0; i < 300; i++) {
-		state = state * 1103515245 + 12345;
-		cut = (state >> 8) % MAX_LEN;
-		state = state * 1103515245 + 12345;
-		whole = crc32_host_bytewise(state, data, MAX_LEN);
-		head = crc32_host_bytewise(state, data, cut);
-		bad += sroce_crc32_extend(head, sroce_crc32_zeros(MAX_LEN - cut),
-					  crc32_host_bytewise(0, data + cut,
-							      MAX_LEN - cut)) !=
-		       whole;
-	}
-	/* Zeros alone: from any start, zero bytes hashed one by one. */
-	memset(data, 0, 1100);
-	for (i = 0; i <= 1100; i += 11)
-		bad += sroce_crc32_extend(0xdebb20e3, sroce_crc32_zeros(i), 0) !=
-		       crc32_host_bytewise(0xdebb20e3, data, i);
-	CHECK_EQ(bad, 0);
-	free(data);
-}
-
-/*
- * The sender that hashes its transport part while gathering it, before
- * its network headers exist: the BTH and extension headers begun apart,
- * the payload and pad copied and hashed on, joined to the headers at the
- * end, give every vector's ICRC.
- */
-static void test_icrc_from_rest(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(sroce_icrc_vectors); i++) {
-		const struct sroce_icrc_vector *v = &sroce_icrc_vectors[i];
-		size_t l3_len = v->bth_off - v->l3_off;
-		size_t rest = v->len - v->bth_off - 4;
-		const u8 *pkt = v->frame + v->bth_off;
-		struct sroce_roce_info info;
-		unsigned int hdr_len;
-		u8 *copy = malloc(rest);
-		u32 crc, icrc = 0;
-
-		CHECK(copy);
-		if (!copy)
-			continue;
-		CHECK_EQ(sroce_roce_parse(pkt, rest + 4, &info), 0);
-		hdr_len = info.hdr_len;
-		crc = sroce_icrc_rest_begin(pkt, hdr_len);
-		memcpy(copy, pkt, hdr_len);
-		crc = sroce_crc32_copy(crc, copy + hdr_len, pkt + hdr_len,
-				       rest - hdr_len);
-		CHECK(!memcmp(copy, pkt, rest));
-		CHECK_EQ(sroce_icrc_from_rest(v->frame + v->l3_off, l3_len,
-					      v->l3_type, crc,
-					      sroce_crc32_zeros(rest), &icrc),
-			 0);
-		if (icrc != v->icrc)
-			fprintf(stderr, "  vector %s:\n", v->name);
-		CHECK_EQ(icrc, v->icrc);
-		/* The same checks of the headers as the split computation. */
-		CHECK_EQ(sroce_icrc_from_rest(v->frame + v->l3_off, l3_len - 1,
-					      v->l3_type, crc,
-					      sroce_crc32_zeros(rest), &icrc),
-			 -EINVAL);
-		free(copy);
-	}
-}
-
 static void test_icrc_vectors(void)
 {
 	unsigned int i;
@@ -552,11 +417,8 @@ static void test_icrc_errors(void)
 const struct unit_test icrc_tests[] = {
 	{ "icrc/crc32_primitive", test_crc32_primitive },
 	{ "icrc/crc32_fold", test_crc32_fold },
-	{ "icrc/crc32_copy", test_crc32_copy },
-	{ "icrc/crc32_extend", test_crc32_extend },
 	{ "icrc/vectors", test_icrc_vectors },
 	{ "icrc/split", test_icrc_split },
-	{ "icrc/from_rest", test_icrc_from_rest },
 	{ "icrc/train", test_icrc_train },
 	{ "icrc/masking", test_icrc_masking },
 	{ "icrc/named_fields", test_icrc_named_fields },
