@@ -69,6 +69,19 @@ cpu_ticks() {
 	echo "$((us + ni)) $sy $sirq $irq $((id + io))"
 }
 
+# Leave the boot as it was: another run may follow in it.
+restore_perf=0
+cleanup() {
+	kill "${cpid:-}" "${spid:-}" 2>/dev/null
+	rdma link del "${dev0:-sroce0}" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	ip link del veth0 2>/dev/null
+	[ "$restore_perf" = 0 ] ||
+		sysctl -qw kernel.perf_cpu_time_max_percent="$old_pct" \
+			kernel.perf_event_max_sample_rate="$old_rate"
+}
+trap cleanup EXIT
+
 ip netns add "$ns" || die "netns"
 ip link add veth0 mtu "$mtu" type veth peer name veth1 mtu "$mtu" netns "$ns" || die "veth"
 ip addr add "$addr0/24" dev veth0
@@ -101,6 +114,22 @@ else
 fi
 [ "$mode" = netns ] && connect=$addr1 || connect=127.0.0.1
 
+# A guest has only the software clock event. Under TCG its timer often
+# fires late and in bursts, which the kernel takes for a sampling storm:
+# it throttles the event on that CPU until a later tick, and a CPU busy
+# in perftest then gave no samples for seconds (its idle moments did).
+# Raise the rate limit so far that it never throttles (the rate first: it
+# cannot be written while the time limit is off), put both back on exit,
+# and say below what each CPU gave and how much of it perf saw idle.
+freq=4000
+old_rate=$(sysctl -n kernel.perf_event_max_sample_rate) || die "perf sysctls"
+old_pct=$(sysctl -n kernel.perf_cpu_time_max_percent) || die "perf sysctls"
+if [ "$old_pct" != 0 ] && [ "$old_pct" != 100 ]; then
+	sysctl -qw kernel.perf_event_max_sample_rate=10000000 \
+		kernel.perf_cpu_time_max_percent=0 || die "perf sysctls"
+	restore_perf=1
+fi
+
 tool=ib_$test
 args=(-F -p "$port" -s "$size" -D "$secs" -q "$qps")
 ${sns:+ip netns exec "$sns"} "$tool" -d "$sdev" -x "$sgid" "${args[@]}" \
@@ -114,17 +143,8 @@ cpid=$!
 sleep 2
 read -r u0 s0 si0 i0 id0 < <(cpu_ticks)
 rx0=$(cat /sys/class/net/veth0/statistics/tx_bytes)
-# A guest has only the software clock event. Under TCG its timer often
-# fires late and in bursts, which the kernel takes for a sampling storm:
-# it throttles the event on that CPU until a later tick, and a CPU busy
-# in perftest then gave no samples for seconds (its idle moments did).
-# Raise the rate limit so far that it never throttles, and say below what
-# each CPU gave and how much of it perf saw idle.
-# (The rate first: it cannot be set once the time limit is off.)
-sysctl -qw kernel.perf_event_max_sample_rate=10000000 \
-	kernel.perf_cpu_time_max_percent=0 || die "perf sysctls"
 prof_secs=$((secs - 3))
-perf record -a -g -F 4000 -o "$work/perf.data" -- sleep "$prof_secs" \
+perf record -a -g -F "$freq" -o "$work/perf.data" -- sleep "$prof_secs" \
 	>"$work/perf.log" 2>&1
 read -r u1 s1 si1 i1 id1 < <(cpu_ticks)
 rx1=$(cat /sys/class/net/veth0/statistics/tx_bytes)
@@ -146,19 +166,22 @@ throttles=$(perf report -i "$work/perf.data" --stats 2>/dev/null |
 per_cpu=$(perf report -i "$work/perf.data" --sort cpu --stdio \
 	-F sample,cpu -g none 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ { printf "cpu%d %d ", $2, $1 }')
+# The idle loop's symbols (x86 guests; others count as busy here).
 idle_perf=$(perf report -i "$work/perf.data" --no-children --sort symbol \
 	--stdio -g none 2>/dev/null |
-	awk '$3 ~ /^(native_safe_halt|default_idle|acpi_idle_do_entry|poll_idle)$/ {
+	awk '$3 ~ /^(native_safe_halt|pv_native_safe_halt|acpi_safe_halt|default_idle|acpi_idle_do_entry|poll_idle)$/ {
 		sub(/%/, "", $1); t += $1 } END { printf "%.1f", t }')
 idle_stat=$(pct $((id1 - id0)))
 echo "perf: ${throttles:-0} throttles; samples per CPU (expected about" \
-	"$((4000 * prof_secs)) each): $per_cpu; idle in perf's samples" \
+	"$((freq * prof_secs)) each): $per_cpu; idle in perf's samples" \
 	"${idle_perf}% against /proc/stat's ${idle_stat}%"
-# Seen when the host had other guests to run: the busy CPU's samples all
-# landed in the idle loop. Such a profile says nothing.
-awk -v a="$idle_perf" -v b="$idle_stat" 'BEGIN { exit !(a - b > 20) }' &&
-	echo "guest-profile: WARNING: perf saw far more idle than /proc/stat" \
-		"(is the host busy?): this profile is not to be trusted"
+# Under TCG some busy time lands in the idle loop even on a quiet host
+# (about 20 points more idle than /proc/stat): compare shares among the
+# busy samples only. With other guests running nearly all of it did.
+awk -v a="$idle_perf" -v b="$idle_stat" 'BEGIN { exit !(a - b > 40) }' &&
+	echo "guest-profile: WARNING: perf saw ${idle_perf}% idle against" \
+		"/proc/stat's ${idle_stat}% (is the host busy?): most busy" \
+		"samples landed in the idle loop; this profile says little"
 echo
 echo "== flat profile (self), top 80"
 perf report -i "$work/perf.data" --no-children --sort symbol --stdio \
